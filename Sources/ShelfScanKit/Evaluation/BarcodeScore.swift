@@ -1,0 +1,93 @@
+/// How one image's barcodes compare with its truth record.
+public struct BarcodeImageScore: Codable, Sendable {
+    public let image: String
+    public let set: String
+    public let kind: TruthRecord.Kind
+    public let expected: [String]
+    public let reported: [String]
+    public let correctMain: Int
+    public let expectedMain: Int
+    public let correctAddOns: Int
+    public let expectedAddOns: Int
+    /// Book ISBNs (978/979) expected and found.
+    public let expectedISBNs: Int
+    public let correctISBNs: Int
+    /// Main codes reported that are not in the image.
+    public let misreads: [String]
+    /// Codes reported on a `kind: none` image.
+    public let falsePositives: Int
+    public let error: String?
+    public let milliseconds: Double
+
+    /// Scores reported barcodes against a truth record.
+    public init(truth: TruthRecord, result: ImageResult) {
+        image = truth.image
+        set = truth.set
+        kind = truth.kind
+        expected = truth.barcodes
+        reported = result.barcodes.map(\.text)
+        let expectedCodes = truth.expectedCodes
+        let reportedMain = Dictionary(result.barcodes.map { ($0.digits, $0.addOn) }, uniquingKeysWith: { a, b in a ?? b })
+        expectedMain = expectedCodes.count
+        correctMain = expectedCodes.filter { reportedMain[$0.main] != nil }.count
+        expectedAddOns = expectedCodes.filter { $0.addOn != nil }.count
+        correctAddOns = expectedCodes.filter { code in code.addOn != nil && reportedMain[code.main].flatMap { $0 } == code.addOn }.count
+        let isbns = expectedCodes.filter { CodeKind.of($0.main) == .book }
+        expectedISBNs = isbns.count
+        correctISBNs = isbns.filter { reportedMain[$0.main] != nil }.count
+        let expectedSet = Set(expectedCodes.map(\.main))
+        misreads = result.barcodes.map(\.digits).filter { !expectedSet.contains($0) }
+        falsePositives = truth.kind == .none ? result.barcodes.count : 0
+        error = result.error?.message
+        milliseconds = result.timings.total
+    }
+}
+
+/// Barcode figures summed over a group of images.
+public struct BarcodeTotals: Codable, Sendable {
+    public var images = 0
+    public var expectedMain = 0
+    public var correctMain = 0
+    public var expectedAddOns = 0
+    public var correctAddOns = 0
+    public var expectedISBNs = 0
+    public var correctISBNs = 0
+    public var misreads = 0
+    public var falsePositives = 0
+    public var errors = 0
+    public var medianMilliseconds = 0.0
+    public var p95Milliseconds = 0.0
+
+    /// Correct main codes over expected main codes (1 when none were expected).
+    public var decodeRate: Double { expectedMain == 0 ? 1 : Double(correctMain) / Double(expectedMain) }
+
+    public init(_ scores: [BarcodeImageScore]) {
+        for s in scores {
+            images += 1
+            expectedMain += s.expectedMain
+            correctMain += s.correctMain
+            expectedAddOns += s.expectedAddOns
+            correctAddOns += s.correctAddOns
+            expectedISBNs += s.expectedISBNs
+            correctISBNs += s.correctISBNs
+            misreads += s.misreads.count
+            falsePositives += s.falsePositives
+            errors += s.error == nil ? 0 : 1
+        }
+        let times = scores.map(\.milliseconds).sorted()
+        medianMilliseconds = Percentile.of(times, 0.5)
+        p95Milliseconds = Percentile.of(times, 0.95)
+    }
+}
+
+/// Percentiles of sorted samples (nearest rank; 0 for no samples).
+public enum Percentile {
+    public static func of(_ sorted: [Double], _ p: Double) -> Double {
+        guard !sorted.isEmpty else { return 0 }
+        if sorted.count % 2 == 0 && p == 0.5 {
+            return (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        }
+        let rank = Int((p * Double(sorted.count)).rounded(.up)) - 1
+        return sorted[min(max(rank, 0), sorted.count - 1)]
+    }
+}

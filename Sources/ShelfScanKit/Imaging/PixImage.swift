@@ -1,0 +1,182 @@
+import CLeptonica
+
+/// An owned Leptonica image. Every operation returns a new image; none mutates `self`.
+///
+/// `@unchecked Sendable`: the wrapped `Pix` is never modified after construction and never shared
+/// through `pixClone` (whose reference count is not atomic), so handing the object to another thread
+/// can only ever lead to concurrent reads of immutable pixel memory.
+public final class PixImage: @unchecked Sendable {
+    let pix: UnsafeMutablePointer<Pix>
+
+    /// Takes ownership of `pix`; it is freed with `pixDestroy` when the object goes away.
+    init(owning pix: UnsafeMutablePointer<Pix>) {
+        self.pix = pix
+    }
+
+    /// Wraps a Leptonica result, turning a null return into a typed error.
+    static func wrap(_ pix: UnsafeMutablePointer<Pix>?, _ what: @autoclosure () -> String) throws(ShelfScanError) -> PixImage {
+        guard let pix else { throw ShelfScanError(.corruptImage, "image operation failed: \(what())") }
+        return PixImage(owning: pix)
+    }
+
+    deinit {
+        var p: UnsafeMutablePointer<Pix>? = pix
+        pixDestroy(&p)
+    }
+
+    public var width: Int { Int(pixGetWidth(pix)) }
+    public var height: Int { Int(pixGetHeight(pix)) }
+    /// Bits per pixel: 1, 2, 4, 8, 16 or 32 (RGB).
+    public var depth: Int { Int(pixGetDepth(pix)) }
+
+    /// An 8-bit grayscale version (luminance for colour images, colormaps removed).
+    public func grayscale() throws(ShelfScanError) -> PixImage {
+        if depth == 8 && pixGetColormap(pix) == nil { return try copy() }
+        if depth == 32 { return try PixImage.wrap(pixConvertRGBToLuminance(pix), "grayscale") }
+        return try PixImage.wrap(pixConvertTo8(pix, 0), "grayscale")
+    }
+
+    /// A deep copy.
+    public func copy() throws(ShelfScanError) -> PixImage {
+        try PixImage.wrap(pixCopy(nil, pix), "copy")
+    }
+
+    /// Scaled by `factor` (area-averaged when shrinking, interpolated when enlarging).
+    public func scaled(by factor: Double) throws(ShelfScanError) -> PixImage {
+        let f = Float(factor)
+        if factor < 0.7 && depth >= 8 && pixGetColormap(pix) == nil {
+            return try PixImage.wrap(pixScaleAreaMap(pix, f, f), "scale")
+        }
+        return try PixImage.wrap(pixScale(pix, f, f), "scale")
+    }
+
+    /// Scaled down so that neither side exceeds `maxSide` (returns a copy when it already fits).
+    public func fitting(maxSide: Int) throws(ShelfScanError) -> PixImage {
+        let side = max(width, height)
+        guard side > maxSide else { return try copy() }
+        return try scaled(by: Double(maxSide) / Double(side))
+    }
+
+    /// Rotated clockwise by a multiple of 90 degrees.
+    public func rotated(quarterTurns: Int) throws(ShelfScanError) -> PixImage {
+        let q = ((quarterTurns % 4) + 4) % 4
+        if q == 0 { return try copy() }
+        return try PixImage.wrap(pixRotateOrth(pix, Int32(q)), "rotate")
+    }
+
+    /// Rotated by an arbitrary angle in degrees (clockwise), bringing in white at the corners
+    /// and growing the canvas so nothing is cut off.
+    public func rotated(degrees: Double) throws(ShelfScanError) -> PixImage {
+        let radians = Float(degrees * Double.pi / 180)
+        return try PixImage.wrap(
+            pixRotate(pix, radians, Int32(L_ROTATE_AREA_MAP), Int32(L_BRING_IN_WHITE),
+                      Int32(width), Int32(height)), "rotate")
+    }
+
+    /// Mirrored left-right.
+    public func flippedHorizontally() throws(ShelfScanError) -> PixImage {
+        try PixImage.wrap(pixFlipLR(nil, pix), "flip")
+    }
+
+    /// Mirrored top-bottom.
+    public func flippedVertically() throws(ShelfScanError) -> PixImage {
+        try PixImage.wrap(pixFlipTB(nil, pix), "flip")
+    }
+
+    /// A 3x3 (or larger) median filter over an 8-bit image: removes noise while keeping bar edges.
+    public func medianFiltered(size: Int = 3) throws(ShelfScanError) -> PixImage {
+        try PixImage.wrap(pixMedianFilter(pix, Int32(size), Int32(size)), "median filter")
+    }
+
+    /// Contrast stretched so the darkest pixel becomes black and the brightest white, then a
+    /// further S-curve of `factor` (0.5 is strong). 8-bit input.
+    public func contrastEnhanced(factor: Double = 0.5) throws(ShelfScanError) -> PixImage {
+        let stretched = try PixImage.wrap(pixMaxDynamicRange(pix, Int32(L_LINEAR_SCALE)), "contrast")
+        return try PixImage.wrap(pixContrastTRC(nil, stretched.pix, Float(factor)), "contrast")
+    }
+
+    /// Unsharp mask (8-bit): sharpens mild blur.
+    public func sharpened(halfWidth: Int = 2, fraction: Double = 0.6) throws(ShelfScanError) -> PixImage {
+        try PixImage.wrap(pixUnsharpMaskingGray(pix, Int32(halfWidth), Float(fraction)), "sharpen")
+    }
+
+    /// The pixel at (x, y) as (red, green, blue); gray images give three equal values.
+    public func rgb(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
+        var value: UInt32 = 0
+        pixGetPixel(pix, Int32(x), Int32(y), &value)
+        if depth == 32 {
+            return (UInt8((value >> 24) & 0xff), UInt8((value >> 16) & 0xff), UInt8((value >> 8) & 0xff))
+        }
+        if let cmap = pixGetColormap(pix) {
+            var r: Int32 = 0, g: Int32 = 0, b: Int32 = 0
+            pixcmapGetColor(cmap, Int32(value), &r, &g, &b)
+            return (UInt8(r), UInt8(g), UInt8(b))
+        }
+        let v = depth == 8 ? UInt8(value) : (value == 0 ? 255 : 0)
+        return (v, v, v)
+    }
+
+    /// The pixels of an 8-bit image as tightly packed rows, one byte per pixel
+    /// (Leptonica keeps 32-bit big-endian words with padded rows; ZBar wants plain bytes).
+    public func grayBytes() throws(ShelfScanError) -> GrayBytes {
+        let gray = depth == 8 && pixGetColormap(pix) == nil ? self : try grayscale()
+        let w = gray.width, h = gray.height
+        let wpl = Int(pixGetWpl(gray.pix))
+        guard let data = pixGetData(gray.pix) else { throw ShelfScanError(.corruptImage, "image has no pixel data") }
+        let bytes = [UInt8](unsafeUninitializedCapacity: w * h) { buffer, count in
+            let out = buffer.baseAddress!
+            for y in 0..<h {
+                let row = data + y * wpl
+                let dst = out + y * w
+                let fullWords = w / 4
+                for i in 0..<fullWords {
+                    let word = row[i]
+                    dst[4 * i] = UInt8(truncatingIfNeeded: word >> 24)
+                    dst[4 * i + 1] = UInt8(truncatingIfNeeded: word >> 16)
+                    dst[4 * i + 2] = UInt8(truncatingIfNeeded: word >> 8)
+                    dst[4 * i + 3] = UInt8(truncatingIfNeeded: word)
+                }
+                var x = fullWords * 4
+                while x < w {
+                    let word = row[x / 4]
+                    dst[x] = UInt8(truncatingIfNeeded: word >> (24 - 8 * UInt32(x % 4)))
+                    x += 1
+                }
+            }
+            count = w * h
+        }
+        return GrayBytes(width: w, height: h, pixels: bytes)
+    }
+
+    /// Builds an 8-bit image from packed gray bytes (row-major, `width` bytes per row).
+    public convenience init(gray: GrayBytes) throws(ShelfScanError) {
+        guard gray.width > 0, gray.height > 0, gray.pixels.count >= gray.width * gray.height,
+              let pix = pixCreate(Int32(gray.width), Int32(gray.height), 8)
+        else { throw ShelfScanError(.corruptImage, "cannot create a \(gray.width)x\(gray.height) image") }
+        let wpl = Int(pixGetWpl(pix))
+        let data = pixGetData(pix)!
+        gray.pixels.withUnsafeBufferPointer { src in
+            for y in 0..<gray.height {
+                let row = data + y * wpl
+                for x in 0..<gray.width {
+                    let shift = 24 - 8 * UInt32(x % 4)
+                    row[x / 4] |= UInt32(src[y * gray.width + x]) << shift
+                }
+            }
+        }
+        self.init(owning: pix)
+    }
+}
+
+/// Tightly packed 8-bit gray pixels, row-major.
+public struct GrayBytes: Sendable {
+    public let width: Int
+    public let height: Int
+    public let pixels: [UInt8]
+
+    public init(width: Int, height: Int, pixels: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import GRDB
+
+/// Where a reader is with a book.
+public enum ReadingStatus: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+    case wantToRead = "want-to-read"
+    case currentlyReading = "currently-reading"
+    case read
+}
+
+/// A row of the `books` table: a book in the user's library (or, with `owned == false`, a
+/// reference-catalogue entry used only for matching).
+public struct Book: Codable, Sendable, Equatable, Identifiable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "books"
+
+    public var id: Int64?
+    public var isbn13: String?
+    public var isbn10: String?
+    public var title: String
+    public var subtitle: String?
+    public var authors: [String]
+    public var publisher: String?
+    public var year: Int?
+    public var pageCount: Int?
+    public var language: String?
+    public var categories: [String]
+    public var description: String?
+    public var coverURL: String?
+    /// Where the record came from: `manual`, `barcode`, `import`, `openlibrary`, `googlebooks`, `catalog`.
+    public var source: String
+    public var dateAdded: Date
+    public var readingStatus: ReadingStatus?
+    /// 1-5 stars.
+    public var rating: Int?
+    public var notes: String?
+    /// False for reference-catalogue rows that are not on the user's shelves.
+    public var owned: Bool
+
+    public enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let isbn13 = Column(CodingKeys.isbn13)
+        static let title = Column(CodingKeys.title)
+        static let authors = Column(CodingKeys.authors)
+        static let readingStatus = Column(CodingKeys.readingStatus)
+        static let owned = Column(CodingKeys.owned)
+        static let dateAdded = Column(CodingKeys.dateAdded)
+    }
+
+    public init(
+        id: Int64? = nil, isbn: ISBN? = nil, title: String, subtitle: String? = nil, authors: [String] = [],
+        publisher: String? = nil, year: Int? = nil, pageCount: Int? = nil, language: String? = nil,
+        categories: [String] = [], description: String? = nil, coverURL: String? = nil,
+        source: String = "manual", dateAdded: Date = Date(), readingStatus: ReadingStatus? = .wantToRead,
+        rating: Int? = nil, notes: String? = nil, owned: Bool = true
+    ) {
+        self.id = id
+        self.isbn13 = isbn?.isbn13
+        self.isbn10 = isbn?.isbn10
+        self.title = title
+        self.subtitle = subtitle
+        self.authors = authors
+        self.publisher = publisher
+        self.year = year
+        self.pageCount = pageCount
+        self.language = language
+        self.categories = categories
+        self.description = description
+        self.coverURL = coverURL
+        self.source = source
+        self.dateAdded = dateAdded
+        self.readingStatus = readingStatus
+        self.rating = rating
+        self.notes = notes
+        self.owned = owned
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}

@@ -1,0 +1,235 @@
+import Foundation
+import GRDB
+
+/// The user's library: one SQLite file (WAL), migrated when opened, every write in a transaction.
+public struct LibraryDatabase: Sendable {
+    private let dbWriter: any DatabaseWriter
+    /// The file path, or nil for an in-memory database.
+    public let path: String?
+
+    /// The default location: `$XDG_DATA_HOME/shelfscan/library.sqlite`, falling back to
+    /// `~/.local/share/shelfscan/library.sqlite`.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            return xdg + "/shelfscan/library.sqlite"
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return home + "/.local/share/shelfscan/library.sqlite"
+    }
+
+    /// Opens (creating it and its folder if needed) the library at `path` and migrates it.
+    public static func open(path: String) throws(ShelfScanError) -> LibraryDatabase {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw ShelfScanError(.database, "\(path): cannot create folder \(directory) (\(error.localizedDescription)); choose another with --library")
+            }
+        }
+        do {
+            var config = Configuration()
+            config.busyMode = .timeout(10)
+            let pool = try DatabasePool(path: path, configuration: config)
+            return try LibraryDatabase(pool, path: path)
+        } catch let error as ShelfScanError {
+            throw error
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw ShelfScanError(.database, "\(path): is not a SQLite database; move it aside or pass --library PATH")
+        } catch {
+            throw ShelfScanError(.database, "\(path): cannot open library (\(Self.describe(error))); check the path or pass --library PATH")
+        }
+    }
+
+    /// An empty library in memory, for tests and for scans without a library file.
+    public static func inMemory() throws(ShelfScanError) -> LibraryDatabase {
+        do {
+            return try LibraryDatabase(DatabaseQueue(), path: nil)
+        } catch let error as ShelfScanError {
+            throw error
+        } catch {
+            throw ShelfScanError(.database, "cannot create in-memory library: \(Self.describe(error))")
+        }
+    }
+
+    private init(_ writer: any DatabaseWriter, path: String?) throws {
+        dbWriter = writer
+        self.path = path
+        let migrator = Self.migrator
+        let superseded = try writer.read { db in try migrator.hasBeenSuperseded(db) }
+        if superseded {
+            throw ShelfScanError(.database, "\(path ?? "library"): was written by a newer shelfscan; upgrade shelfscan to use it")
+        }
+        try migrator.migrate(writer)
+    }
+
+    /// Named migrations. They use raw schema calls, never app types, so old steps keep working
+    /// when `Book` changes.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-books") { db in
+            try db.create(table: "books") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("isbn13", .text)
+                t.column("isbn10", .text)
+                t.column("title", .text).notNull().defaults(to: "")
+                t.column("subtitle", .text)
+                t.column("authors", .text).notNull().defaults(to: "[]")
+                t.column("publisher", .text)
+                t.column("year", .integer)
+                t.column("pageCount", .integer)
+                t.column("language", .text)
+                t.column("categories", .text).notNull().defaults(to: "[]")
+                t.column("description", .text)
+                t.column("coverURL", .text)
+                t.column("source", .text).notNull().defaults(to: "manual")
+                t.column("dateAdded", .datetime).notNull()
+                t.column("readingStatus", .text)
+                    .check(sql: "readingStatus IN ('want-to-read', 'currently-reading', 'read')")
+                t.column("rating", .integer).check(sql: "rating BETWEEN 1 AND 5")
+                t.column("notes", .text)
+                t.column("owned", .boolean).notNull().defaults(to: true)
+            }
+            // One row per ISBN: a re-scan or re-import can never duplicate a book.
+            try db.execute(sql: "CREATE UNIQUE INDEX books_isbn13 ON books(isbn13) WHERE isbn13 IS NOT NULL")
+            try db.create(index: "books_owned", on: "books", columns: ["owned"])
+        }
+        migrator.registerMigration("v1-books-fts") { db in
+            // Trigram tokens match inside words and survive OCR slips; queries need 3+ characters.
+            try db.create(virtualTable: "books_fts", using: FTS5()) { t in
+                t.synchronize(withTable: "books")
+                t.tokenizer = FTS5TokenizerDescriptor(components: ["trigram"])
+                t.column("title")
+                t.column("authors")
+            }
+        }
+        return migrator
+    }
+
+    /// The names of the migrations applied to this database, in order.
+    public func appliedMigrations() throws(ShelfScanError) -> [String] {
+        try read { db in try Self.migrator.appliedMigrations(db) }
+    }
+
+    // MARK: Writes
+
+    /// Adds a book. A book whose ISBN is already present is refused with `.invalidArgument`
+    /// naming the existing row, so nothing is ever duplicated.
+    @discardableResult
+    public func add(_ book: Book) throws(ShelfScanError) -> Book {
+        try write { db in
+            if let isbn = book.isbn13, let existing = try Book.filter(Book.Columns.isbn13 == isbn).fetchOne(db) {
+                throw ShelfScanError(.invalidArgument, "ISBN \(isbn) is already in the library as #\(existing.id ?? 0) \"\(existing.title)\"")
+            }
+            var copy = book
+            try copy.insert(db)
+            return copy
+        }
+    }
+
+    /// Removes the book with row id `id`; returns the removed book.
+    @discardableResult
+    public func remove(id: Int64) throws(ShelfScanError) -> Book {
+        try write { db in
+            guard let book = try Book.fetchOne(db, key: id) else {
+                throw ShelfScanError(.notFound, "no book #\(id) in the library; see `shelfscan library list`")
+            }
+            try book.delete(db)
+            return book
+        }
+    }
+
+    // MARK: Reads
+
+    /// The book with row id `id`.
+    public func book(id: Int64) throws(ShelfScanError) -> Book? {
+        try read { db in try Book.fetchOne(db, key: id) }
+    }
+
+    /// Books by ISBN-13, keyed by ISBN-13; ISBNs not present are absent from the result.
+    public func books(isbn13 list: [String]) throws(ShelfScanError) -> [String: Book] {
+        guard !list.isEmpty else { return [:] }
+        return try read { db in
+            let rows = try Book.filter(list.contains(Book.Columns.isbn13)).fetchAll(db)
+            return Dictionary(rows.compactMap { b in b.isbn13.map { ($0, b) } }, uniquingKeysWith: { a, _ in a })
+        }
+    }
+
+    /// Owned books, newest first, optionally only those with a given reading status.
+    public func list(status: ReadingStatus? = nil, limit: Int? = nil) throws(ShelfScanError) -> [Book] {
+        try read { db in
+            var request = Book.filter(Book.Columns.owned == true)
+            if let status { request = request.filter(Book.Columns.readingStatus == status.rawValue) }
+            request = request.order(Book.Columns.dateAdded.desc, Book.Columns.id.desc)
+            if let limit { request = request.limit(limit) }
+            return try request.fetchAll(db)
+        }
+    }
+
+    /// Number of books (owned ones, or all rows including the reference catalogue).
+    public func count(ownedOnly: Bool = true) throws(ShelfScanError) -> Int {
+        try read { db in
+            ownedOnly ? try Book.filter(Book.Columns.owned == true).fetchCount(db) : try Book.fetchCount(db)
+        }
+    }
+
+    /// Title/author search: an ISBN finds its book; otherwise every word (3+ characters) must appear
+    /// in the title or authors (trigram index, so inside words too); shorter words use LIKE.
+    public func search(_ query: String, includeCatalog: Bool = false, limit: Int = 50) throws(ShelfScanError) -> [Book] {
+        if let isbn = ISBN(query) {
+            return try books(isbn13: [isbn.isbn13]).values.filter { includeCatalog || $0.owned }
+        }
+        let words = query.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+        guard !words.isEmpty else { return [] }
+        return try read { db in
+            var sql = "SELECT books.* FROM books"
+            var clauses: [String] = []
+            var arguments: [any DatabaseValueConvertible] = []
+            let long = words.filter { $0.count >= 3 }
+            if !long.isEmpty {
+                sql += " JOIN books_fts ON books_fts.rowid = books.id AND books_fts MATCH ?"
+                // Each word is a quoted FTS5 string: punctuation in user input cannot break the query.
+                arguments.append(long.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " AND "))
+            }
+            for word in words where word.count < 3 {
+                clauses.append("(books.title LIKE ? OR books.authors LIKE ?)")
+                arguments.append("%\(word)%")
+                arguments.append("%\(word)%")
+            }
+            if !includeCatalog { clauses.append("books.owned = 1") }
+            if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
+            sql += long.isEmpty ? " ORDER BY books.title" : " ORDER BY books_fts.rank"
+            sql += " LIMIT \(max(1, limit))"
+            return try Book.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
+        }
+    }
+
+    // MARK: Plumbing
+
+    private func read<T>(_ body: (Database) throws -> T) throws(ShelfScanError) -> T {
+        do {
+            return try dbWriter.read(body)
+        } catch {
+            throw Self.wrap(error, path)
+        }
+    }
+
+    private func write<T>(_ body: (Database) throws -> T) throws(ShelfScanError) -> T {
+        do {
+            // `write` wraps the body in a transaction: all of it lands, or none of it.
+            return try dbWriter.write(body)
+        } catch {
+            throw Self.wrap(error, path)
+        }
+    }
+
+    private static func wrap(_ error: any Error, _ path: String?) -> ShelfScanError {
+        if let error = error as? ShelfScanError { return error }
+        return ShelfScanError(.database, "\(path ?? "library"): \(describe(error))")
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if let db = error as? DatabaseError { return db.message ?? "\(db.resultCode)" }
+        return "\(error)"
+    }
+}

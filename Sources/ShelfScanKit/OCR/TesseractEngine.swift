@@ -1,0 +1,126 @@
+import CLeptonica
+import CTesseract
+import Foundation
+
+/// How Tesseract should split the image into lines.
+public enum PageLayout: String, Sendable, CaseIterable {
+    /// Find blocks and columns itself.
+    case auto
+    /// One uniform block of text (a cover, a stack label).
+    case block
+    /// Exactly one line (a thin spine).
+    case line
+    /// Scattered text in no particular order.
+    case sparse
+
+    var mode: TessPageSegMode {
+        switch self {
+        case .auto: PSM_AUTO
+        case .block: PSM_SINGLE_BLOCK
+        case .line: PSM_SINGLE_LINE
+        case .sparse: PSM_SPARSE_TEXT
+        }
+    }
+}
+
+/// One recognised line.
+public struct OCRLine: Codable, Sendable {
+    public let text: String
+    /// Tesseract's confidence, 0-100.
+    public let confidence: Double
+    public let box: BoundingBox
+}
+
+/// What one recognition produced.
+public struct OCRPage: Codable, Sendable {
+    public let lines: [OCRLine]
+    /// Tesseract's mean word confidence, 0-100.
+    public let meanConfidence: Double
+}
+
+/// A Tesseract engine, initialised once (about 60 ms) and reused across images.
+///
+/// An engine is not thread-safe: use one per worker (see `OCREnginePool`).
+/// `@unchecked Sendable` so that a pool can hand it from task to task; the pool guarantees that
+/// only one task holds it at a time.
+public final class TesseractEngine: @unchecked Sendable {
+    private let api: OpaquePointer
+
+    /// Loads the `eng` model from `tessdata`. The corresponding C function is `TessBaseAPIInit3`.
+    public init(tessdata: String, language: String = ModelLocator.language) throws(ShelfScanError) {
+        guard FileManager.default.fileExists(atPath: "\(tessdata)/\(language).traineddata") else {
+            throw ShelfScanError(.modelMissing, "\(tessdata)/\(language).traineddata: model file missing; pass --tessdata DIR with the model, or install tesseract-ocr-\(language)")
+        }
+        Leptonica.silence()
+        api = TessBaseAPICreate()
+        // Tesseract otherwise prints "Estimating resolution" and debug lines on stderr.
+        TessBaseAPISetVariable(api, "debug_file", "/dev/null")
+        guard TessBaseAPIInit3(api, tessdata, language) == 0 else {
+            TessBaseAPIDelete(api)
+            throw ShelfScanError(.modelMissing, "\(tessdata)/\(language).traineddata: Tesseract could not load it (corrupt or wrong version); reinstall the model")
+        }
+    }
+
+    deinit {
+        TessBaseAPIEnd(api)
+        TessBaseAPIDelete(api)
+    }
+
+    /// Recognises the text in `image`, line by line. The corresponding C function is `TessBaseAPIRecognize`.
+    public func recognize(_ image: PixImage, layout: PageLayout = .block) throws(ShelfScanError) -> OCRPage {
+        TessBaseAPISetPageSegMode(api, layout.mode)
+        TessBaseAPISetImage2(api, image.pix)
+        TessBaseAPISetSourceResolution(api, 300)
+        defer { TessBaseAPIClear(api) }
+        guard TessBaseAPIRecognize(api, nil) == 0 else {
+            throw ShelfScanError(.ocrFailed, "text recognition failed on a \(image.width)x\(image.height) image")
+        }
+        var lines: [OCRLine] = []
+        if let iterator = TessBaseAPIGetIterator(api) {
+            defer { TessResultIteratorDelete(iterator) }
+            let page = TessResultIteratorGetPageIterator(iterator)
+            repeat {
+                guard let raw = TessResultIteratorGetUTF8Text(iterator, RIL_TEXTLINE) else { continue }
+                let text = String(cString: raw).trimmingCharacters(in: .whitespacesAndNewlines)
+                TessDeleteText(raw)
+                if text.isEmpty { continue }
+                var l: Int32 = 0, t: Int32 = 0, r: Int32 = 0, b: Int32 = 0
+                TessPageIteratorBoundingBox(page, RIL_TEXTLINE, &l, &t, &r, &b)
+                lines.append(OCRLine(text: text, confidence: Double(TessResultIteratorConfidence(iterator, RIL_TEXTLINE)),
+                                     box: BoundingBox(x: Int(l), y: Int(t), width: Int(r - l), height: Int(b - t))))
+            } while TessResultIteratorNext(iterator, RIL_TEXTLINE) != 0
+        }
+        return OCRPage(lines: lines, meanConfidence: Double(TessBaseAPIMeanTextConf(api)))
+    }
+}
+
+/// A fixed set of engines, one per worker, started once and reused.
+public actor OCREnginePool {
+    private var idle: [TesseractEngine]
+    private var waiting: [CheckedContinuation<TesseractEngine, Never>] = []
+    public let size: Int
+
+    /// Starts `size` engines (default: one per core).
+    public init(tessdata: String, size: Int = ProcessInfo.processInfo.activeProcessorCount) throws(ShelfScanError) {
+        var engines: [TesseractEngine] = []
+        for _ in 0..<max(1, size) { engines.append(try TesseractEngine(tessdata: tessdata)) }
+        idle = engines
+        self.size = engines.count
+    }
+
+    /// Runs `body` with an engine no other task holds meanwhile.
+    public func withEngine<T: Sendable>(_ body: @Sendable (TesseractEngine) throws -> T) async rethrows -> T {
+        let engine = await checkout()
+        defer { checkin(engine) }
+        return try body(engine)
+    }
+
+    private func checkout() async -> TesseractEngine {
+        if let engine = idle.popLast() { return engine }
+        return await withCheckedContinuation { waiting.append($0) }
+    }
+
+    private func checkin(_ engine: TesseractEngine) {
+        if waiting.isEmpty { idle.append(engine) } else { waiting.removeFirst().resume(returning: engine) }
+    }
+}

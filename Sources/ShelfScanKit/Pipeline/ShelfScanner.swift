@@ -1,0 +1,159 @@
+import Foundation
+
+/// Options for a scan.
+public struct ScanOptions: Sendable {
+    public var barcodes = BarcodeOptions()
+    public var limits = ImageLimits()
+    /// Images scanned at once (one worker per core by default).
+    public var concurrency = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+    public init() {}
+}
+
+/// The scan pipeline: image -> barcodes -> ISBNs -> library lookup -> ranked books.
+public struct ShelfScanner: Sendable {
+    public let options: ScanOptions
+    /// The library books are looked up in; nil means "no library": every book is reported as not in it.
+    public let library: LibraryDatabase?
+
+    public init(options: ScanOptions = ScanOptions(), library: LibraryDatabase?) {
+        self.options = options
+        self.library = library
+    }
+
+    /// Scans one image file. Never throws: a failure is reported in the result's `error`.
+    public func scan(path: String) -> ImageResult {
+        let start = ContinuousClock.now
+        var timings = StageTimings()
+        let loaded: LoadedImage
+        do {
+            loaded = try ImageLoader(limits: options.limits).load(path: path)
+        } catch {
+            timings.decode = start.millisecondsElapsed
+            timings.total = timings.decode
+            return ImageResult(image: path, width: 0, height: 0, format: nil, orientation: nil, books: [], barcodes: [],
+                               error: ScanFailure(error), timings: timings)
+        }
+        timings.decode = start.millisecondsElapsed
+        return scan(loaded, timings: timings, start: start)
+    }
+
+    /// Scans an already decoded image (a frame from a stream, an image in memory).
+    public func scan(_ loaded: LoadedImage) -> ImageResult {
+        scan(loaded, timings: StageTimings(), start: .now)
+    }
+
+    private func scan(_ loaded: LoadedImage, timings: StageTimings, start: ContinuousClock.Instant) -> ImageResult {
+        var timings = timings
+        let image = loaded.image
+        func failed(_ error: ShelfScanError) -> ImageResult {
+            timings.total = start.millisecondsElapsed
+            return ImageResult(image: loaded.name, width: image.width, height: image.height, format: loaded.format,
+                               orientation: loaded.orientation, books: [], barcodes: [],
+                               error: ScanFailure(error), timings: timings)
+        }
+        var stage = ContinuousClock.now
+        let readout: BarcodeReadout
+        do {
+            readout = try BarcodeReader(options: options.barcodes).read(image)
+        } catch {
+            return failed(ShelfScanError(error.code, "\(loaded.name): \(error.message)"))
+        }
+        timings.barcodes = stage.millisecondsElapsed
+
+        stage = .now
+        let books: [BookEntity]
+        do {
+            books = try BookRanker(library: library).books(from: readout.barcodes)
+        } catch {
+            return failed(error)
+        }
+        timings.matching = stage.millisecondsElapsed
+        timings.total = start.millisecondsElapsed
+        return ImageResult(image: loaded.name, width: image.width, height: image.height, format: loaded.format,
+                           orientation: loaded.orientation, books: books, barcodes: readout.barcodes,
+                           error: nil, timings: timings)
+    }
+
+    /// Scans many files, `options.concurrency` at a time, yielding results in input order.
+    /// One bad file never stops the others.
+    public func scan(paths: [String]) -> AsyncStream<ImageResult> {
+        let width = max(1, options.concurrency)
+        return AsyncStream { continuation in
+            let task = Task {
+                await withTaskGroup(of: (Int, ImageResult).self) { group in
+                    var next = 0
+                    var pending: [Int: ImageResult] = [:]
+                    var emitted = 0
+                    func launch() {
+                        let index = next
+                        let path = paths[index]
+                        group.addTask { (index, self.scan(path: path)) }
+                        next += 1
+                    }
+                    while next < paths.count && next < width { launch() }
+                    for await (index, result) in group {
+                        pending[index] = result
+                        while let ready = pending.removeValue(forKey: emitted) {
+                            continuation.yield(ready)
+                            emitted += 1
+                        }
+                        if next < paths.count && !Task.isCancelled { launch() }
+                    }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+/// Turns verified book barcodes into ranked book entities, looked up in the library.
+struct BookRanker {
+    let library: LibraryDatabase?
+
+    func books(from barcodes: [Barcode]) throws(ShelfScanError) -> [BookEntity] {
+        let bookCodes = barcodes.filter { $0.isbn13 != nil }
+        guard !bookCodes.isEmpty else { return [] }
+        let known = try library?.books(isbn13: bookCodes.compactMap(\.isbn13)) ?? [:]
+        var seen: [String: Int] = [:]
+        var entities: [BookEntity] = []
+        for code in bookCodes {
+            let isbn13 = code.isbn13!
+            if let index = seen[isbn13] {
+                // The same book twice in one photo (two copies, or one barcode read twice): one entity.
+                entities[index].evidence.append(Evidence(barcode: code))
+                continue
+            }
+            let row = known[isbn13]
+            let inLibrary = row?.owned ?? false
+            seen[isbn13] = entities.count
+            entities.append(BookEntity(
+                title: row.flatMap { $0.title.isEmpty ? nil : $0.title }, subtitle: row?.subtitle,
+                authors: row?.authors ?? [], isbn13: isbn13, isbn10: code.isbn10,
+                inLibrary: inLibrary, libraryId: inLibrary ? row?.id : nil,
+                readingStatus: inLibrary ? row?.readingStatus : nil,
+                confidence: Self.confidence(code), evidence: [Evidence(barcode: code)]))
+        }
+        // Best first: confidence, then the larger (nearer, more central) barcode.
+        return entities.sorted {
+            if $0.confidence != $1.confidence { return $0.confidence > $1.confidence }
+            let a = $0.evidence[0].box, b = $1.evidence[0].box
+            return a.width * a.height > b.width * b.height
+        }
+    }
+
+    /// A verified check digit seen by several scan lines is almost never wrong; a single-line
+    /// decode is the kind ZBar occasionally gets wrong with a valid checksum.
+    static func confidence(_ code: Barcode) -> Double {
+        code.scanLines >= 3 ? 0.99 : (code.scanLines == 2 ? 0.95 : 0.85)
+    }
+}
+
+extension ContinuousClock.Instant {
+    /// Milliseconds from this instant to now.
+    var millisecondsElapsed: Double {
+        let d = ContinuousClock.now - self
+        return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+    }
+}
