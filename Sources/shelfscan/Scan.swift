@@ -18,6 +18,9 @@ struct Scan: AsyncParsableCommand {
     @Flag(name: .long, help: "Only the first barcode pass (faster, finds less).")
     var noRetries = false
 
+    @Flag(name: .long, help: .hidden)
+    var allPasses = false
+
     @Option(name: [.customShort("j"), .long], help: "Images scanned at once (default: one per core).")
     var jobs: Int?
 
@@ -29,6 +32,7 @@ struct Scan: AsyncParsableCommand {
     func run() async throws {
         var options = ScanOptions()
         options.barcodes.retries = !noRetries
+        options.barcodes.exhaustive = allPasses
         if let jobs { options.concurrency = jobs }
         let scanner = ShelfScanner(options: options, library: try library.openIfPresent())
         let renderer = format.renderer()

@@ -46,6 +46,8 @@ public struct Barcode: Codable, Sendable, Hashable {
     public let isbn10: String?
     /// For periodicals (977): the ISSN.
     public let issn: String?
+    /// For books sold in Japan: the classification-and-price code printed under the ISBN.
+    public internal(set) var priceCode: String?
     /// Where it is, in the upright image.
     public let box: BoundingBox
     /// How many scan lines agreed on the main code.

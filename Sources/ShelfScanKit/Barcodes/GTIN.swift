@@ -77,6 +77,9 @@ public enum CodeKind: String, Sendable, Codable {
     case product
     /// Restricted-circulation and coupon ranges (02, 04, 05, 2x): shop-internal codes.
     case internalUse
+    /// The Japanese book classification-and-price code (prefix 191/192) printed under the ISBN
+    /// on books sold in Japan: information about a book, not a book's identifier.
+    case bookPrice
 
     /// Classifies a canonical code (13 or 8 digits).
     public static func of(_ canonical: String) -> CodeKind {
@@ -87,6 +90,7 @@ public enum CodeKind: String, Sendable, Codable {
         if canonical.hasPrefix("978") || (canonical.hasPrefix("979") && !canonical.hasPrefix("9790")) { return .book }
         if canonical.hasPrefix("9790") { return .music }
         if canonical.hasPrefix("977") { return .serial }
+        if canonical.hasPrefix("191") || canonical.hasPrefix("192") { return .bookPrice }
         if canonical.hasPrefix("002") || canonical.hasPrefix("004") || canonical.hasPrefix("005") || canonical.hasPrefix("02")
             || canonical.hasPrefix("2") { return .internalUse }
         return .product

@@ -95,6 +95,25 @@ public final class PixImage: @unchecked Sendable {
         return try PixImage.wrap(pixContrastTRC(nil, stretched.pix, Float(factor)), "contrast")
     }
 
+    /// Local contrast normalisation (8-bit): every region stretched to full range, which evens out
+    /// glare, shadows and dim light. Tiles are about 1/6 of the image.
+    public func locallyNormalized() throws(ShelfScanError) -> PixImage {
+        let sx = max(5, width / 6), sy = max(5, height / 6)
+        return try PixImage.wrap(pixContrastNorm(nil, pix, Int32(sx), Int32(sy), 40, 2, 2), "contrast normalisation")
+    }
+
+    /// Sauvola local binarisation (8-bit in, 8-bit black/white out) with a window of
+    /// `2 * halfWindow + 1` pixels: crisp bars under uneven light.
+    public func binarized(halfWindow: Int) throws(ShelfScanError) -> PixImage {
+        var binary: UnsafeMutablePointer<Pix>?
+        let h = Int32(max(2, min(halfWindow, (min(width, height) - 3) / 2)))
+        guard pixSauvolaBinarize(pix, h, 0.3, 1, nil, nil, nil, &binary) == 0, let binary else {
+            throw ShelfScanError(.corruptImage, "image operation failed: binarisation")
+        }
+        let owned = PixImage(owning: binary)
+        return try PixImage.wrap(pixConvert1To8(nil, owned.pix, 255, 0), "binarisation")
+    }
+
     /// Unsharp mask (8-bit): sharpens mild blur.
     public func sharpened(halfWidth: Int = 2, fraction: Double = 0.6) throws(ShelfScanError) -> PixImage {
         try PixImage.wrap(pixUnsharpMaskingGray(pix, Int32(halfWidth), Float(fraction)), "sharpen")
