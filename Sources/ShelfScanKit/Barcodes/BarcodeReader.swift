@@ -4,11 +4,16 @@ import Foundation
 /// Options for barcode reading. The defaults favour finding the code over speed.
 public struct BarcodeOptions: Sendable {
     /// Images are scanned at most this large on their long side first; bigger ones are shrunk.
-    public var workingSide = 2048
+    public var workingSide = 1280
     /// Try the retry passes (median, rescales, rotations, contrast) when the first finds nothing.
     public var retries = true
     /// Codes seen by fewer scan lines than this are dropped as likely misreads.
     public var minScanLines = 1
+    /// Barcode-like regions retried, best first.
+    public var maxRegions = 3
+    /// Whole-image retries run only on images up to this many pixels (after shrinking to
+    /// `workingSide`): on big photos they cost seconds, and the region retries cover them.
+    public var wholeImageRetryPixels = 1_000_000
     /// Diagnostics: run every pass and report what each found (the same code may appear once per pass).
     public var exhaustive = false
 
@@ -35,68 +40,155 @@ public struct BarcodeReader: Sendable {
     }
 
     /// Reads the barcodes in `image`. Positions are in `image`'s pixels.
+    ///
+    /// 1. The whole image, shrunk to `workingSide`, as it is: most photos end here.
+    /// 2. Barcode-like regions (`BarcodeRegionFinder`), each cropped from the full-resolution
+    ///    image, turned so its bars stand upright, sized for ZBar, and retried with remedies
+    ///    for blur, noise and uneven light. A photo with no stripes costs only the finder.
+    /// 3. For small images only, the remedies on the whole image: heavy blur can hide the stripes
+    ///    from the finder while leaving a code ZBar can still read.
     public func read(_ image: PixImage) throws(ShelfScanError) -> BarcodeReadout {
         let scanner = ZBarScanner()
-        let gray = try image.grayscale()
-        let base = try gray.fitting(maxSide: options.workingSide)
-        let baseScale = Double(base.width) / Double(gray.width)
+        let base = try image.grayscale(fitting: options.workingSide)
+        let baseScale = Double(base.width) / Double(image.width)
+        let limit = (image.width, image.height)
         var tried: [String] = []
         var all: [Barcode] = []
 
-        for pass in passes(base: base) {
+        /// Runs one pass; true when the search is over.
+        func attempt(_ pass: Pass, source: PixImage, sourceScale: Double, offset: (Int, Int), using zbar: ZBarScanner? = nil) throws(ShelfScanError) -> Bool {
+            let started = ContinuousClock.now
+            defer { if Self.trace { FileHandle.standardError.write(Data("barcode pass \(pass.name): \(String(format: "%.1f", started.millisecondsElapsed)) ms\n".utf8)) } }
             let made: PixImage?
             do { made = try pass.make() } catch { throw error as? ShelfScanError ?? ShelfScanError(.corruptImage, "\(error)") }
-            guard let pix = made else { continue }
+            guard let pix = made else { return false }
             tried.append(pass.name)
-            let symbols = scanner.scan(try pix.grayBytes())
             let mapping = PassMapping(
-                scale: baseScale * pass.scale, degrees: pass.degrees,
-                passSize: (pix.width, pix.height), baseSize: (Double(base.width) * pass.scale, Double(base.height) * pass.scale))
-            let found = accept(symbols, mapping: mapping, limit: (gray.width, gray.height), pass: pass.name)
-            if options.exhaustive { all += found; continue }
-            if !found.isEmpty { return BarcodeReadout(barcodes: Self.attachPriceCodes(found), passesTried: tried) }
-            if !options.retries { break }
+                scale: sourceScale * pass.scale, degrees: pass.degrees, passSize: (pix.width, pix.height),
+                sourceSize: (Double(source.width) * pass.scale, Double(source.height) * pass.scale), offset: offset)
+            let found = accept((zbar ?? scanner).scan(try pix.grayBytes()), mapping: mapping, limit: limit, pass: pass.name)
+            all += found
+            return !found.isEmpty && !options.exhaustive
         }
-        return BarcodeReadout(barcodes: all, passesTried: tried)
+        func done() -> BarcodeReadout { BarcodeReadout(barcodes: options.exhaustive ? all : Self.attachPriceCodes(Self.unique(all)), passesTried: tried) }
+
+        // Above a megapixel every second line is plenty for a code big enough to read at this
+        // scale, at half the cost.
+        let firstScanner = base.width * base.height > 1_000_000 ? ZBarScanner(density: 2) : scanner
+        if try attempt(Pass(name: "direct", scale: 1, degrees: 0) { base }, source: base, sourceScale: baseScale, offset: (0, 0),
+                       using: firstScanner) {
+            return done()
+        }
+        guard options.retries else { return done() }
+
+        let finderStart = ContinuousClock.now
+        let finderImage = try base.fitting(maxSide: 640)
+        let finderScale = Double(finderImage.width) / Double(image.width)
+        let regions = BarcodeRegionFinder().find(in: try finderImage.grayBytes()).prefix(options.maxRegions)
+        if Self.trace { FileHandle.standardError.write(Data("barcode regions: \(regions.count) in \(String(format: "%.1f", finderStart.millisecondsElapsed)) ms\n".utf8)) }
+        for region in regions {
+            let (crop, cropBox, cropScale, turn) = try prepare(region, of: image, finderScale: finderScale)
+            for pass in regionPasses(crop, turn: turn) {
+                if try attempt(pass, source: crop, sourceScale: cropScale, offset: (cropBox.x, cropBox.y)) { return done() }
+            }
+        }
+
+        if base.width * base.height <= options.wholeImageRetryPixels {
+            for pass in wholeImagePasses(base) {
+                if try attempt(pass, source: base, sourceScale: baseScale, offset: (0, 0)) { return done() }
+            }
+        }
+        return done()
     }
 
-    /// One way of looking at the image.
+    /// `SHELFSCAN_TRACE_BARCODES=1` prints each pass and its time on stderr.
+    private static let trace = ProcessInfo.processInfo.environment["SHELFSCAN_TRACE_BARCODES"] != nil
+
+    /// One way of looking at an image.
     private struct Pass {
         let name: String
-        /// Scale relative to the base image, and rotation (clockwise degrees) applied after it.
+        /// Scale relative to its source image, and rotation (clockwise degrees) applied after it.
         let scale: Double
         let degrees: Double
         let make: () throws -> PixImage?
     }
 
-    /// The passes, cheapest and most productive first. Each is a general remedy for one way photos
-    /// go wrong; the order was chosen by how many extra codes each pass found on real phone photos.
-    private func passes(base: PixImage) -> [Pass] {
+    /// Crops a region from the full-resolution image with a margin for quiet zones and add-ons,
+    /// and scales it so the code spans a size ZBar reads well. Returns the crop, where it came
+    /// from, its scale, and the turn that stands its bars upright.
+    private func prepare(_ region: BarcodeRegion, of image: PixImage, finderScale: Double)
+        throws(ShelfScanError) -> (PixImage, BoundingBox, Double, Double)
+    {
+        let b = region.box
+        let x0 = Double(b.x) / finderScale, y0 = Double(b.y) / finderScale
+        let w = Double(b.width) / finderScale, h = Double(b.height) / finderScale
+        let margin = 0.3 * max(w, h)
+        let box = BoundingBox(x: Int(x0 - margin), y: Int(y0 - margin), width: Int(w + 2 * margin), height: Int(h + 2 * margin))
+        let clipped = BoundingBox(x: max(0, box.x), y: max(0, box.y),
+                                  width: min(image.width, box.x + box.width) - max(0, box.x),
+                                  height: min(image.height, box.y + box.height) - max(0, box.y))
+        var crop = try image.cropped(to: clipped).grayscale()
+        var scale = 1.0
+        let side = Double(max(crop.width, crop.height))
+        if side > 800 { scale = 800 / side } else if side < 500 { scale = min(3, 500 / side) }
+        if scale != 1 { crop = try crop.scaled(by: scale) }
+        // Bars upright: turn the gradient direction onto the x axis; near-vertical gradients are
+        // already fine for ZBar's vertical scan lines.
+        var turn = -region.gradientDegrees
+        if abs(abs(region.gradientDegrees) - 90) < 6 || abs(region.gradientDegrees) < 6 { turn = 0 }
+        return (crop, clipped, scale, turn)
+    }
+
+    /// Remedies tried on a region crop, in order.
+    private func regionPasses(_ crop: PixImage, turn: Double) -> [Pass] {
+        typealias Make = () throws -> PixImage?
+        func pass(_ name: String, scale: Double = 1, _ make: @escaping Make) -> Pass {
+            Pass(name: "region-" + name, scale: scale, degrees: turn) {
+                guard let pix = try make() else { return nil }
+                return turn == 0 ? pix : try pix.rotated(degrees: turn)
+            }
+        }
+        var list = [pass("direct") { crop }]
+        list.append(pass("contrast") { try crop.contrastEnhanced().sharpened() })
+        list.append(pass("binarize") { try crop.binarized(halfWindow: max(8, max(crop.width, crop.height) / 30)) })
+        return list
+    }
+
+    /// Remedies tried on the whole (small) image when no region gave a code. Rotations are left
+    /// to the regions, which know the angle.
+    private func wholeImagePasses(_ base: PixImage) -> [Pass] {
         let side = max(base.width, base.height)
         typealias Make = () throws -> PixImage?
         func pass(_ name: String, scale: Double = 1, degrees: Double = 0, _ make: @escaping Make) -> Pass {
             Pass(name: name, scale: scale, degrees: degrees, make: make)
         }
-        var list = [pass("direct") { base }]
         // Dim, low-contrast and slightly soft photos: stretch the range, steepen mid-tones, sharpen.
-        list.append(pass("contrast") { try base.contrastEnhanced().sharpened() })
-        // Sensor noise and JPEG speckle break bar edges; a 3x3 median keeps edges and drops specks.
-        list.append(pass("median") { try base.medianFiltered() })
+        var list = [pass("contrast") { try base.contrastEnhanced().sharpened() }]
         // Glare and shadows: binarise against the local mean instead of one global threshold.
         list.append(pass("binarize") { try base.binarized(halfWindow: max(8, side / 40)) })
-        // Horizontal and vertical scan lines tolerate a little tilt, less when blurred: small turns.
-        list.append(pass("rotate12", degrees: 12) { try base.rotated(degrees: 12) })
-        list.append(pass("rotate-12", degrees: -12) { try base.rotated(degrees: -12) })
         // Blur spreads edges over several pixels; shrinking gathers them back.
         list.append(pass("downscale", scale: 0.5) { try base.scaled(by: 0.5) })
-        // The diagonal band between the horizontal and vertical scan directions.
-        list.append(pass("rotate45", degrees: 45) { try base.rotated(degrees: 45) })
-        list.append(pass("rotate-45", degrees: -45) { try base.rotated(degrees: -45) })
         // Small images: modules of 1-2 px; interpolation gives ZBar's edge finder more to work with.
-        if side <= 1400 { list.append(pass("upscale2", scale: 2) { try base.scaled(by: 2) }) }
+        if side <= 800 { list.append(pass("upscale2", scale: 2) { try base.scaled(by: 2) }) }
         // Strong uneven light: every region stretched to full range.
         list.append(pass("normalize") { try base.locallyNormalized() })
         return list
+    }
+
+    /// One barcode per code: when several passes found the same code (exhaustive mode), the
+    /// reading most scan lines agreed on.
+    private static func unique(_ codes: [Barcode]) -> [Barcode] {
+        var best: [String: Barcode] = [:]
+        var order: [String] = []
+        for code in codes {
+            if let seen = best[code.digits] {
+                if code.scanLines > seen.scanLines { best[code.digits] = code }
+            } else {
+                best[code.digits] = code
+                order.append(code.digits)
+            }
+        }
+        return order.map { best[$0]! }
     }
 
     /// Turns raw ZBar symbols into verified barcodes, with add-ons attached and positions mapped back.
@@ -185,7 +277,10 @@ private struct PassMapping {
     let scale: Double
     let degrees: Double
     let passSize: (Int, Int)
-    let baseSize: (Double, Double)
+    /// Size of the source after scaling, before rotation.
+    let sourceSize: (Double, Double)
+    /// Where the source's top-left corner lies in the original image.
+    let offset: (Int, Int)
 
     func toOriginal(_ p: (x: Int, y: Int)) -> (x: Double, y: Double) {
         var x = Double(p.x), y = Double(p.y)
@@ -193,10 +288,10 @@ private struct PassMapping {
             // Undo a clockwise rotation about the centre of the (grown) rotated canvas.
             let t = degrees * Double.pi / 180
             let dx = x - Double(passSize.0) / 2, dy = y - Double(passSize.1) / 2
-            x = baseSize.0 / 2 + dx * cos(t) + dy * sin(t)
-            y = baseSize.1 / 2 - dx * sin(t) + dy * cos(t)
+            x = sourceSize.0 / 2 + dx * cos(t) + dy * sin(t)
+            y = sourceSize.1 / 2 - dx * sin(t) + dy * cos(t)
         }
-        return (x / scale, y / scale)
+        return (x / scale + Double(offset.0), y / scale + Double(offset.1))
     }
 
     func isAddOn(_ addOn: RawSymbol, of main: RawSymbol) -> Bool {

@@ -36,6 +36,30 @@ public final class PixImage: @unchecked Sendable {
         return try PixImage.wrap(pixConvertTo8(pix, 0), "grayscale")
     }
 
+    /// The part of the image inside `box` (clamped to the image).
+    public func cropped(to box: BoundingBox) throws(ShelfScanError) -> PixImage {
+        let x = max(0, box.x), y = max(0, box.y)
+        let w = min(width - x, box.width - (x - box.x)), h = min(height - y, box.height - (y - box.y))
+        guard w > 0, h > 0, let b = boxCreate(Int32(x), Int32(y), Int32(w), Int32(h)) else {
+            throw ShelfScanError(.corruptImage, "crop outside the image")
+        }
+        var owned: UnsafeMutablePointer<Box>? = b
+        defer { boxDestroy(&owned) }
+        return try PixImage.wrap(pixClipRectangle(pix, b, nil), "crop")
+    }
+
+    /// An 8-bit gray version no larger than `maxSide` on its long side, shrinking colour images
+    /// before converting them (cheaper than converting 12 megapixels).
+    public func grayscale(fitting maxSide: Int) throws(ShelfScanError) -> PixImage {
+        let side = max(width, height)
+        if side <= maxSide { return try grayscale() }
+        let factor = Double(maxSide) / Double(side)
+        if depth == 32 || depth == 8, pixGetColormap(pix) == nil {
+            return try scaled(by: factor).grayscale()
+        }
+        return try grayscale().scaled(by: factor)
+    }
+
     /// A deep copy.
     public func copy() throws(ShelfScanError) -> PixImage {
         try PixImage.wrap(pixCopy(nil, pix), "copy")

@@ -1,0 +1,153 @@
+import CLeptonica
+import Foundation
+@testable import ShelfScanKit
+
+/// Where the test inputs live, found from this file's path so that tests do not depend on the
+/// working directory `swift test` happens to run in.
+enum Fixtures {
+    /// The repository root: this file is `<root>/Tests/ShelfScanKitTests/TestSupport.swift`.
+    static let repoRoot: String = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .standardizedFileURL.path
+
+    /// The committed sample images (`SampleImages/`).
+    static let sampleImages = repoRoot + "/SampleImages"
+
+    /// A file inside `SampleImages/`.
+    static func sample(_ relative: String) -> String { sampleImages + "/" + relative }
+
+    /// The repository's Tesseract model folder.
+    static let models = repoRoot + "/Models"
+
+    /// `../shared/corpora` beside the repository; absent on machines without the shared material.
+    static let sharedCorpora = URL(fileURLWithPath: repoRoot).deletingLastPathComponent()
+        .appendingPathComponent("shared/corpora").path
+
+    /// True when `../shared` exists beside the repository root.
+    static var hasSharedCorpora: Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: sharedCorpora, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
+    /// The bytes of a file, or an error naming it.
+    static func bytes(_ path: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FixtureError("cannot read \(path)")
+        }
+        return [UInt8](data)
+    }
+}
+
+/// A failure in preparing test inputs (not in the code under test).
+struct FixtureError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A fresh, empty directory, removed when the value goes away. One per test, so that tests
+/// running in parallel never see each other's files.
+final class TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        let base = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("shelfscan-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        path = base.path
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// The path of `name` inside the directory (not created).
+    func file(_ name: String) -> String { path + "/" + name }
+
+    /// Writes `bytes` to `name` and returns its path.
+    @discardableResult
+    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+        let target = file(name)
+        try Data(bytes).write(to: URL(fileURLWithPath: target))
+        return target
+    }
+}
+
+/// CRC-32 (IEEE 802.3, the one PNG chunks carry), computed here so that crafting PNG bytes needs
+/// no zlib binding.
+enum CRC32 {
+    private static let table: [UInt32] = (0..<256).map { n in
+        var c = UInt32(n)
+        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        return c
+    }
+
+    static func checksum<C: Collection>(_ bytes: C) -> UInt32 where C.Element == UInt8 {
+        var c: UInt32 = 0xFFFF_FFFF
+        for b in bytes { c = table[Int((c ^ UInt32(b)) & 0xFF)] ^ (c >> 8) }
+        return c ^ 0xFFFF_FFFF
+    }
+}
+
+/// Big-endian bytes of a 32-bit value, as PNG writes lengths and sizes.
+func bigEndianBytes(_ value: UInt32) -> [UInt8] {
+    [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+}
+
+/// Encodes images with Leptonica itself, so that tests can produce TIFF, PNM, WebP, GIF and BMP
+/// files without any tool or dependency beyond the one shelfscan already links.
+enum LeptonicaEncoder {
+    static func fileFormat(_ format: ImageFormat) -> Int32 {
+        switch format {
+        case .jpeg: Int32(IFF_JFIF_JPEG)
+        case .png: Int32(IFF_PNG)
+        case .tiff: Int32(IFF_TIFF)
+        case .webp: Int32(IFF_WEBP)
+        case .gif: Int32(IFF_GIF)
+        case .pnm: Int32(IFF_PNM)
+        case .bmp: Int32(IFF_BMP)
+        }
+    }
+
+    /// The encoded bytes of `image` in `format`. The corresponding C function is `pixWriteMem`.
+    static func encode(_ image: PixImage, as format: ImageFormat) throws -> [UInt8] {
+        var data: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        guard pixWriteMem(&data, &size, image.pix, fileFormat(format)) == 0, let data, size > 0 else {
+            throw FixtureError("Leptonica cannot write \(format.rawValue)")
+        }
+        defer { free(data) }
+        return Array(UnsafeBufferPointer(start: data, count: size))
+    }
+}
+
+/// A small deterministic generator (SplitMix64) so that "random" test bytes are the same on every run.
+struct SeededBytes {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt8 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return UInt8(truncatingIfNeeded: z ^ (z >> 31))
+    }
+
+    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in next() } }
+}
+
+/// PNG chunks built by hand: length, type, data, CRC over type and data.
+enum PNGBytes {
+    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let typeBytes = Array(type.utf8)
+        return bigEndianBytes(UInt32(data.count)) + typeBytes + data + bigEndianBytes(CRC32.checksum(typeBytes + data))
+    }
+
+    /// An IHDR chunk for an 8-bit RGB, non-interlaced image.
+    static func ihdr(width: UInt32, height: UInt32) -> [UInt8] {
+        chunk("IHDR", bigEndianBytes(width) + bigEndianBytes(height) + [8, 2, 0, 0, 0])
+    }
+
+    static let iend = chunk("IEND", [])
+}
