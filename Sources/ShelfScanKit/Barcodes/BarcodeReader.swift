@@ -207,11 +207,11 @@ public struct BarcodeReader: Sendable {
         }
         var result: [Barcode] = []
         for main in mains {
-            // Two different codes in one place cannot both be right: ZBar pieces some misreads
-            // together from a few scan lines across a real code. The code more lines agree on wins.
+            // Two different codes in one place cannot both be right (see `rivalry`).
             let beaten = mains.contains { other in
-                other.digits != main.digits && other.symbol.quality > main.symbol.quality
-                    && Self.overlaps(other.symbol.points, main.symbol.points, margin: 4)
+                guard other.digits != main.digits else { return false }
+                let r = Self.rivalry(other.symbol, main.symbol)
+                return r == .firstWins || r == .bothDoubtful
             }
             if beaten || result.contains(where: { $0.digits == main.digits }) { continue }
             let box = BoundingBox(enclosing: main.symbol.points.map(mapping.toOriginal), limit: limit)
@@ -268,12 +268,43 @@ public struct BarcodeReader: Sendable {
         return Double(max(maxX - minX, maxY - minY) + 1) >= 0.8 * Double(modules(symbology))
     }
 
-    private static func overlaps(_ a: [(x: Int, y: Int)], _ b: [(x: Int, y: Int)], margin: Int) -> Bool {
-        func box(_ p: [(x: Int, y: Int)]) -> (Int, Int, Int, Int) {
-            (p.map(\.x).min() ?? 0, p.map(\.y).min() ?? 0, p.map(\.x).max() ?? 0, p.map(\.y).max() ?? 0)
+    /// Where a decode's scan lines lie: its extent along the scan and across it.
+    private struct Footprint {
+        let along: ClosedRange<Int>
+        let across: ClosedRange<Int>
+        var length: Int { along.upperBound - along.lowerBound }
+
+        init(_ points: [(x: Int, y: Int)]) {
+            let xs = points.map(\.x), ys = points.map(\.y)
+            let x = (xs.min() ?? 0)...(xs.max() ?? 0), y = (ys.min() ?? 0)...(ys.max() ?? 0)
+            // The scan direction is the one the points spread along.
+            if x.upperBound - x.lowerBound >= y.upperBound - y.lowerBound { (along, across) = (x, y) } else { (along, across) = (y, x) }
         }
-        let (ax0, ay0, ax1, ay1) = box(a), (bx0, by0, bx1, by1) = box(b)
-        return ax0 - margin <= bx1 && bx0 - margin <= ax1 && ay0 - margin <= by1 && by0 - margin <= ay1
+    }
+
+    /// How two decodes of different codes relate.
+    private enum Rivalry { case unrelated, firstWins, secondWins, bothDoubtful }
+
+    /// Two different decodes of one printed code cannot both be right. ZBar pieces some misreads
+    /// together from a few scan lines, often over only half of the real code (its halves are
+    /// decoded separately). Decodes are of one code when they cover the same stretch along the
+    /// scan and lie close across it; two full-length codes well apart are a genuine stack (the
+    /// price code under a Japanese ISBN).
+    private static func rivalry(_ a: RawSymbol, _ b: RawSymbol) -> Rivalry {
+        let fa = Footprint(a.points), fb = Footprint(b.points)
+        let shared = min(fa.along.upperBound, fb.along.upperBound) - max(fa.along.lowerBound, fb.along.lowerBound)
+        let shorter = min(fa.length, fb.length), longer = max(fa.length, fb.length)
+        guard shared * 2 >= shorter else { return .unrelated }
+        let gap = max(0, max(fa.across.lowerBound, fb.across.lowerBound) - min(fa.across.upperBound, fb.across.upperBound))
+        guard gap <= longer else { return .unrelated }
+        let similarLength = Double(shorter) >= 0.75 * Double(longer)
+        if similarLength && Double(gap) > 0.25 * Double(longer) { return .unrelated }
+        // A decode spanning the whole code beats one spanning part of it.
+        if !similarLength { return fa.length > fb.length ? .firstWins : .secondWins }
+        // Otherwise only a clear majority of scan lines decides.
+        if a.quality >= 3 * b.quality { return .firstWins }
+        if b.quality >= 3 * a.quality { return .secondWins }
+        return .bothDoubtful
     }
 }
 
