@@ -58,6 +58,35 @@ public struct Barcode: Codable, Sendable, Hashable {
     /// Main code and add-on as truth files write them: `9780735200449 51299`.
     public var text: String { addOn.map { "\(digits) \($0)" } ?? digits }
 
+    enum CodingKeys: String, CodingKey {
+        case symbology, digits, addOn, kind, isbn13, isbn10, issn, priceCode, box, scanLines, pass, text
+    }
+
+    /// Every documented field is present; absent values are `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(symbology, forKey: .symbology)
+        try c.encode(digits, forKey: .digits)
+        try c.encode(addOn, forKey: .addOn)
+        try c.encode(text, forKey: .text)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(isbn13, forKey: .isbn13)
+        try c.encode(isbn10, forKey: .isbn10)
+        try c.encode(issn, forKey: .issn)
+        try c.encode(priceCode, forKey: .priceCode)
+        try c.encode(box, forKey: .box)
+        try c.encode(scanLines, forKey: .scanLines)
+        try c.encode(pass, forKey: .pass)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(symbology: try c.decode(Symbology.self, forKey: .symbology), digits: try c.decode(String.self, forKey: .digits),
+                  addOn: try c.decodeIfPresent(String.self, forKey: .addOn), box: try c.decode(BoundingBox.self, forKey: .box),
+                  scanLines: try c.decode(Int.self, forKey: .scanLines), pass: try c.decode(String.self, forKey: .pass))
+        priceCode = try c.decodeIfPresent(String.self, forKey: .priceCode)
+    }
+
     init(symbology: Symbology, digits: String, addOn: String?, box: BoundingBox, scanLines: Int, pass: String) {
         self.symbology = symbology
         self.digits = digits

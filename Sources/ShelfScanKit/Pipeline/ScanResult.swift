@@ -18,6 +18,50 @@ public struct ImageResult: Codable, Sendable {
     public let timings: StageTimings
 
     public var succeeded: Bool { error == nil }
+
+    enum CodingKeys: String, CodingKey {
+        case image, width, height, format, orientation, books, barcodes, error, timings
+    }
+
+    /// Every documented field is present; absent values are `null`, so scripts can rely on keys.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(image, forKey: .image)
+        try c.encode(width, forKey: .width)
+        try c.encode(height, forKey: .height)
+        try c.encode(format, forKey: .format)
+        try c.encode(orientation?.rawValue, forKey: .orientation)
+        try c.encode(books, forKey: .books)
+        try c.encode(barcodes, forKey: .barcodes)
+        try c.encode(error, forKey: .error)
+        try c.encode(timings, forKey: .timings)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        image = try c.decode(String.self, forKey: .image)
+        width = try c.decode(Int.self, forKey: .width)
+        height = try c.decode(Int.self, forKey: .height)
+        format = try c.decodeIfPresent(ImageFormat.self, forKey: .format)
+        orientation = try c.decodeIfPresent(Int.self, forKey: .orientation).flatMap(ExifOrientation.init(rawValue:))
+        books = try c.decode([BookEntity].self, forKey: .books)
+        barcodes = try c.decode([Barcode].self, forKey: .barcodes)
+        error = try c.decodeIfPresent(ScanFailure.self, forKey: .error)
+        timings = try c.decode(StageTimings.self, forKey: .timings)
+    }
+
+    public init(image: String, width: Int, height: Int, format: ImageFormat?, orientation: ExifOrientation?,
+                books: [BookEntity], barcodes: [Barcode], error: ScanFailure?, timings: StageTimings) {
+        self.image = image
+        self.width = width
+        self.height = height
+        self.format = format
+        self.orientation = orientation
+        self.books = books
+        self.barcodes = barcodes
+        self.error = error
+        self.timings = timings
+    }
 }
 
 /// A failed image: the error code and the one-line message shown to the user.
@@ -57,6 +101,25 @@ public struct BookEntity: Codable, Sendable {
     public var confidence: Double
     /// What the book was recognised from.
     public var evidence: [Evidence]
+
+    enum CodingKeys: String, CodingKey {
+        case title, subtitle, authors, isbn13, isbn10, inLibrary, libraryId, readingStatus, confidence, evidence
+    }
+
+    /// Every documented field is present; absent values are `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(title, forKey: .title)
+        try c.encode(subtitle, forKey: .subtitle)
+        try c.encode(authors, forKey: .authors)
+        try c.encode(isbn13, forKey: .isbn13)
+        try c.encode(isbn10, forKey: .isbn10)
+        try c.encode(inLibrary, forKey: .inLibrary)
+        try c.encode(libraryId, forKey: .libraryId)
+        try c.encode(readingStatus, forKey: .readingStatus)
+        try c.encode(confidence, forKey: .confidence)
+        try c.encode(evidence, forKey: .evidence)
+    }
 }
 
 /// One observation supporting a book.
@@ -70,6 +133,19 @@ public struct Evidence: Codable, Sendable {
     public let box: BoundingBox
     /// Scan lines that agreed on the barcode.
     public let scanLines: Int?
+
+    enum CodingKeys: String, CodingKey { case kind, text, symbology, addOn, box, scanLines }
+
+    /// Every documented field is present; absent values are `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(text, forKey: .text)
+        try c.encode(symbology, forKey: .symbology)
+        try c.encode(addOn, forKey: .addOn)
+        try c.encode(box, forKey: .box)
+        try c.encode(scanLines, forKey: .scanLines)
+    }
 
     public init(barcode: Barcode) {
         kind = .barcode
