@@ -22,6 +22,13 @@ public struct BoundingBox: Codable, Sendable, Hashable {
         self.init(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
     }
 
+    /// This box cut down to an image of the given size.
+    public func clamped(width w: Int, height h: Int) -> BoundingBox {
+        let x0 = min(max(0, x), w), y0 = min(max(0, y), h)
+        let x1 = min(max(0, x + width), w), y1 = min(max(0, y + height), h)
+        return BoundingBox(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
     public var center: (x: Double, y: Double) { (Double(x) + Double(width) / 2, Double(y) + Double(height) / 2) }
 
     /// The area the two boxes share, in pixels.

@@ -48,62 +48,188 @@ public struct BarcodeReader: Sendable {
     /// 3. For small images only, the remedies on the whole image: heavy blur can hide the stripes
     ///    from the finder while leaving a code ZBar can still read.
     public func read(_ image: PixImage) throws(ShelfScanError) -> BarcodeReadout {
+        let session = try ReadSession(reader: self, image: image)
+        if try session.attempt(Pass(name: "direct", scale: 1, degrees: 0) { session.base }, source: session.base,
+                               sourceScale: session.baseScale, offset: (0, 0), firstPass: true) {
+            return try session.finish()
+        }
+        guard options.retries else { return try session.finish() }
+
+        let finderStart = ContinuousClock.now
+        let finderImage = try session.base.fitting(maxSide: 640)
+        let finderScale = Double(finderImage.width) / Double(image.width)
+        let regions = BarcodeRegionFinder().find(in: try finderImage.grayBytes()).prefix(options.maxRegions)
+        Self.log("regions: \(regions.count)", since: finderStart)
+        for region in regions {
+            let box = Self.cropBox(region: region, finderScale: finderScale, image: image)
+            let (crop, scale) = try Self.prepareCrop(image, box)
+            // Bars upright: turn the gradient direction onto the x axis; near-vertical gradients are
+            // already fine for ZBar's vertical scan lines.
+            var turn = -region.gradientDegrees
+            if abs(abs(region.gradientDegrees) - 90) < 6 || abs(region.gradientDegrees) < 6 { turn = 0 }
+            for pass in regionPasses(crop, turn: turn) {
+                if try session.attempt(pass, source: crop, sourceScale: scale, offset: (box.x, box.y)) {
+                    return try session.finish()
+                }
+            }
+        }
+
+        if session.base.width * session.base.height <= options.wholeImageRetryPixels {
+            for pass in wholeImagePasses(session.base) {
+                if try session.attempt(pass, source: session.base, sourceScale: session.baseScale, offset: (0, 0)) {
+                    return try session.finish()
+                }
+            }
+        }
+        return try session.finish()
+    }
+
+    /// The state of reading one image: its scanners, the working copy, what was found.
+    private final class ReadSession {
+        let reader: BarcodeReader
+        let image: PixImage
+        let base: PixImage
+        let baseScale: Double
         let scanner = ZBarScanner()
-        let grayStart = ContinuousClock.now
-        let base = try image.grayscale(fitting: options.workingSide)
-        if Self.trace { FileHandle.standardError.write(Data("barcode gray \(base.width)x\(base.height): \(String(format: "%.1f", grayStart.millisecondsElapsed)) ms\n".utf8)) }
-        let baseScale = Double(base.width) / Double(image.width)
-        let limit = (image.width, image.height)
+        /// Every second line: plenty for big pass images, at half the cost.
+        let sparseScanner = ZBarScanner(density: 2)
         var tried: [String] = []
-        var all: [Barcode] = []
+        var found: [Candidate] = []
+
+        init(reader: BarcodeReader, image: PixImage) throws(ShelfScanError) {
+            self.reader = reader
+            self.image = image
+            let start = ContinuousClock.now
+            base = try image.grayscale(fitting: reader.options.workingSide)
+            baseScale = Double(base.width) / Double(image.width)
+            BarcodeReader.log("gray \(base.width)x\(base.height)", since: start)
+        }
 
         /// Runs one pass; true when the search is over.
-        func attempt(_ pass: Pass, source: PixImage, sourceScale: Double, offset: (Int, Int), using zbar: ZBarScanner? = nil) throws(ShelfScanError) -> Bool {
+        func attempt(_ pass: Pass, source: PixImage, sourceScale: Double, offset: (Int, Int), firstPass: Bool = false)
+            throws(ShelfScanError) -> Bool
+        {
+            let results = try run(pass, source: source, sourceScale: sourceScale, offset: offset, firstPass: firstPass)
+            found += results
+            return !results.isEmpty && !reader.options.exhaustive
+        }
+
+        func run(_ pass: Pass, source: PixImage, sourceScale: Double, offset: (Int, Int), firstPass: Bool = false)
+            throws(ShelfScanError) -> [Candidate]
+        {
             let started = ContinuousClock.now
-            defer { if Self.trace { FileHandle.standardError.write(Data("barcode pass \(pass.name): \(String(format: "%.1f", started.millisecondsElapsed)) ms\n".utf8)) } }
+            defer { BarcodeReader.log("pass \(pass.name)", since: started) }
             let made: PixImage?
             do { made = try pass.make() } catch { throw error as? ShelfScanError ?? ShelfScanError(.corruptImage, "\(error)") }
-            guard let pix = made else { return false }
+            guard let pix = made else { return [] }
             tried.append(pass.name)
             let mapping = PassMapping(
                 scale: sourceScale * pass.scale, degrees: pass.degrees, passSize: (pix.width, pix.height),
                 sourceSize: (Double(source.width) * pass.scale, Double(source.height) * pass.scale), offset: offset)
-            // Big pass images: every second line is plenty, at half the cost.
-            let chosen = zbar ?? (pix.width * pix.height > 300_000 ? sparseScanner : scanner)
-            let found = accept(chosen.scan(try pix.grayBytes()), mapping: mapping, limit: limit, pass: pass.name)
-            all += found
-            return !found.isEmpty && !options.exhaustive
+            // Above a megapixel (first pass) or 0.3 MP (retries) every second line is plenty.
+            let sparse = pix.width * pix.height > (firstPass ? 1_000_000 : 300_000)
+            let symbols = (sparse ? sparseScanner : scanner).scan(try pix.grayBytes())
+            return reader.accept(symbols, mapping: mapping, limit: (image.width, image.height), pass: pass.name,
+                                 density: sparse ? 2 : 1)
         }
-        func done() -> BarcodeReadout { BarcodeReadout(barcodes: options.exhaustive ? all : Self.attachPriceCodes(Self.unique(all)), passesTried: tried) }
 
-        // Above a megapixel every second line is plenty for a code big enough to read at this
-        // scale, at half the cost.
-        let sparseScanner = ZBarScanner(density: 2)
-        let firstScanner = base.width * base.height > 1_000_000 ? sparseScanner : scanner
-        if try attempt(Pass(name: "direct", scale: 1, degrees: 0) { base }, source: base, sourceScale: baseScale, offset: (0, 0),
-                       using: firstScanner) {
-            return done()
-        }
-        guard options.retries else { return done() }
-
-        let finderStart = ContinuousClock.now
-        let finderImage = try base.fitting(maxSide: 640)
-        let finderScale = Double(finderImage.width) / Double(image.width)
-        let regions = BarcodeRegionFinder().find(in: try finderImage.grayBytes()).prefix(options.maxRegions)
-        if Self.trace { FileHandle.standardError.write(Data("barcode regions: \(regions.count) in \(String(format: "%.1f", finderStart.millisecondsElapsed)) ms\n".utf8)) }
-        for region in regions {
-            let (crop, cropBox, cropScale, turn) = try prepare(region, of: image, finderScale: finderScale)
-            for pass in regionPasses(crop, turn: turn) {
-                if try attempt(pass, source: crop, sourceScale: cropScale, offset: (cropBox.x, cropBox.y)) { return done() }
+        /// Weak decodes (few of the lines across the code agreed) get a second look before they are
+        /// reported: the code's surroundings, cropped from the full-resolution image, read again
+        /// through a different remedy. A different code found there means the first was likely a
+        /// misread: it is replaced by a clearly stronger rival, or dropped when neither is clear.
+        func finish() throws(ShelfScanError) -> BarcodeReadout {
+            var verified: [Barcode] = []
+            for candidate in found {
+                guard !reader.options.exhaustive, candidate.coverage < BarcodeReader.weakCoverage else {
+                    verified.append(candidate.barcode)
+                    continue
+                }
+                if let kept = try secondLook(candidate) { verified.append(kept) }
             }
+            let codes = reader.options.exhaustive ? verified : BarcodeReader.attachPriceCodes(BarcodeReader.unique(verified))
+            return BarcodeReadout(barcodes: codes, passesTried: tried)
         }
 
-        if base.width * base.height <= options.wholeImageRetryPixels {
-            for pass in wholeImagePasses(base) {
-                if try attempt(pass, source: base, sourceScale: baseScale, offset: (0, 0)) { return done() }
+        private func secondLook(_ candidate: Candidate) throws(ShelfScanError) -> Barcode? {
+            let code = candidate.barcode
+            let length = max(code.box.width, code.box.height)
+            let horizontal = code.box.width >= code.box.height
+            let alongMargin = length / 4, acrossMargin = length * 3 / 4
+            let box = BoundingBox(
+                x: code.box.x - (horizontal ? alongMargin : acrossMargin), y: code.box.y - (horizontal ? acrossMargin : alongMargin),
+                width: code.box.width + 2 * (horizontal ? alongMargin : acrossMargin),
+                height: code.box.height + 2 * (horizontal ? acrossMargin : alongMargin)
+            ).clamped(width: image.width, height: image.height)
+            let (crop, scale) = try BarcodeReader.prepareCrop(image, box)
+            let views: [Pass] = [
+                Pass(name: "check-contrast", scale: 1, degrees: 0) { try crop.contrastEnhanced().sharpened() },
+                Pass(name: "check-median", scale: 1, degrees: 0) { try crop.medianFiltered() },
+            ]
+            var rivals: [Candidate] = []
+            var confirmed = false
+            for view in views where !code.pass.hasSuffix(view.name.replacingOccurrences(of: "check-", with: "")) {
+                for other in try run(view, source: crop, sourceScale: scale, offset: (box.x, box.y)) {
+                    if other.barcode.digits == code.digits {
+                        confirmed = true
+                    } else if BarcodeReader.canContradict(other.barcode, code) {
+                        rivals.append(other)
+                    }
+                }
             }
+            guard let strongest = rivals.max(by: { $0.lines < $1.lines }) else { return code }
+            if strongest.lines >= 3 * candidate.lines && !confirmed { return strongest.barcode }
+            BarcodeReader.log("dropped weak \(code.digits) (rival \(strongest.barcode.digits))", since: .now)
+            return confirmed && candidate.lines >= 3 * strongest.lines ? code : nil
         }
-        return done()
+    }
+
+    /// A decode with how well it was supported.
+    struct Candidate {
+        let barcode: Barcode
+        /// Scan lines that agreed, corrected for scan density.
+        let lines: Int
+        /// Agreeing lines per pixel of code length: a clean code is read by most lines that cross
+        /// it (about one per pixel of bar height, and bars are rarely shorter than a third of the
+        /// code's length); misreads are typically read by a few.
+        let coverage: Double
+    }
+
+    /// Whether `rival` can be a better reading of the code `code` was read from: a shorter
+    /// symbology (UPC-E, EAN-8) can be decoded from a fragment of a longer one, and a decode
+    /// spanning much less than the code is a fragment, so neither contradicts it.
+    static func canContradict(_ rival: Barcode, _ code: Barcode) -> Bool {
+        guard modules(rival.symbology) >= modules(code.symbology) else { return false }
+        let rivalLength = max(rival.box.width, rival.box.height), length = max(code.box.width, code.box.height)
+        return Double(rivalLength) >= 0.75 * Double(length)
+    }
+
+    /// Below this coverage a decode gets a second look.
+    static let weakCoverage = 0.15
+
+    /// The region of a finder hit in the full-resolution image, with a margin for quiet zones and add-ons.
+    private static func cropBox(region: BarcodeRegion, finderScale: Double, image: PixImage) -> BoundingBox {
+        let b = region.box
+        let x0 = Double(b.x) / finderScale, y0 = Double(b.y) / finderScale
+        let w = Double(b.width) / finderScale, h = Double(b.height) / finderScale
+        let margin = 0.3 * max(w, h)
+        return BoundingBox(x: Int(x0 - margin), y: Int(y0 - margin), width: Int(w + 2 * margin), height: Int(h + 2 * margin))
+            .clamped(width: image.width, height: image.height)
+    }
+
+    /// Crops `box` from the full-resolution image in gray, scaled so a code filling it spans a
+    /// size ZBar reads well (a few pixels per module, not so many that scanning is slow).
+    private static func prepareCrop(_ image: PixImage, _ box: BoundingBox) throws(ShelfScanError) -> (PixImage, Double) {
+        var crop = try image.cropped(to: box).grayscale()
+        var scale = 1.0
+        let side = Double(max(crop.width, crop.height))
+        if side > 640 { scale = 640 / side } else if side < 500 { scale = min(3, 500 / side) }
+        if scale != 1 { crop = try crop.scaled(by: scale) }
+        return (crop, scale)
+    }
+
+    static func log(_ what: String, since start: ContinuousClock.Instant) {
+        guard trace else { return }
+        FileHandle.standardError.write(Data("barcode \(what): \(String(format: "%.1f", start.millisecondsElapsed)) ms\n".utf8))
     }
 
     /// `SHELFSCAN_TRACE_BARCODES=1` prints each pass and its time on stderr.
@@ -118,32 +244,6 @@ public struct BarcodeReader: Sendable {
         let make: () throws -> PixImage?
     }
 
-    /// Crops a region from the full-resolution image with a margin for quiet zones and add-ons,
-    /// and scales it so the code spans a size ZBar reads well. Returns the crop, where it came
-    /// from, its scale, and the turn that stands its bars upright.
-    private func prepare(_ region: BarcodeRegion, of image: PixImage, finderScale: Double)
-        throws(ShelfScanError) -> (PixImage, BoundingBox, Double, Double)
-    {
-        let b = region.box
-        let x0 = Double(b.x) / finderScale, y0 = Double(b.y) / finderScale
-        let w = Double(b.width) / finderScale, h = Double(b.height) / finderScale
-        let margin = 0.3 * max(w, h)
-        let box = BoundingBox(x: Int(x0 - margin), y: Int(y0 - margin), width: Int(w + 2 * margin), height: Int(h + 2 * margin))
-        let clipped = BoundingBox(x: max(0, box.x), y: max(0, box.y),
-                                  width: min(image.width, box.x + box.width) - max(0, box.x),
-                                  height: min(image.height, box.y + box.height) - max(0, box.y))
-        var crop = try image.cropped(to: clipped).grayscale()
-        var scale = 1.0
-        let side = Double(max(crop.width, crop.height))
-        if side > 640 { scale = 640 / side } else if side < 500 { scale = min(3, 500 / side) }
-        if scale != 1 { crop = try crop.scaled(by: scale) }
-        // Bars upright: turn the gradient direction onto the x axis; near-vertical gradients are
-        // already fine for ZBar's vertical scan lines.
-        var turn = -region.gradientDegrees
-        if abs(abs(region.gradientDegrees) - 90) < 6 || abs(region.gradientDegrees) < 6 { turn = 0 }
-        return (crop, clipped, scale, turn)
-    }
-
     /// Remedies tried on a region crop, in order.
     private func regionPasses(_ crop: PixImage, turn: Double) -> [Pass] {
         typealias Make = () throws -> PixImage?
@@ -153,9 +253,11 @@ public struct BarcodeReader: Sendable {
                 return turn == 0 ? pix : try pix.rotated(degrees: turn)
             }
         }
-        var list = [pass("direct") { crop }]
-        list.append(pass("contrast") { try crop.contrastEnhanced().sharpened() })
-        list.append(pass("binarize") { try crop.binarized(halfWindow: max(8, max(crop.width, crop.height) / 30)) })
+        // The whole image already failed as it is: restore edges first. Binarising is left out
+        // on purpose: on blurred bars the threshold shifts every bar width the same way, which
+        // is exactly the error that turns one valid code into another.
+        var list = [pass("contrast") { try crop.contrastEnhanced().sharpened() }]
+        list.append(pass("direct") { crop })
         return list
     }
 
@@ -197,7 +299,7 @@ public struct BarcodeReader: Sendable {
     }
 
     /// Turns raw ZBar symbols into verified barcodes, with add-ons attached and positions mapped back.
-    private func accept(_ symbols: [RawSymbol], mapping: PassMapping, limit: (Int, Int), pass: String) -> [Barcode] {
+    fileprivate func accept(_ symbols: [RawSymbol], mapping: PassMapping, limit: (Int, Int), pass: String, density: Int) -> [Candidate] {
         let addOns = symbols.filter { ($0.type == ZBAR_EAN2 || $0.type == ZBAR_EAN5) && $0.addOn == nil }
         let mains: [(symbol: RawSymbol, symbology: Symbology, digits: String)] = symbols.compactMap { symbol in
             guard let symbology = Symbology(zbar: symbol.type), symbol.quality >= options.minScanLines,
@@ -205,7 +307,7 @@ public struct BarcodeReader: Sendable {
                   Self.isPlausibleLength(symbol, symbology) else { return nil }
             return (symbol, symbology, digits)
         }
-        var result: [Barcode] = []
+        var result: [Candidate] = []
         for main in mains {
             // Two different codes in one place cannot both be right (see `rivalry`).
             let beaten = mains.contains { other in
@@ -213,15 +315,17 @@ public struct BarcodeReader: Sendable {
                 let r = Self.rivalry(other.symbol, main.symbol)
                 return r == .firstWins || r == .bothDoubtful
             }
-            if beaten || result.contains(where: { $0.digits == main.digits }) { continue }
+            if beaten || result.contains(where: { $0.barcode.digits == main.digits }) { continue }
             let box = BoundingBox(enclosing: main.symbol.points.map(mapping.toOriginal), limit: limit)
             var addOn = main.symbol.addOn
             if addOn == nil {
                 // A separate add-on belongs to the main code just right of it on the same line.
                 addOn = addOns.first { mapping.isAddOn($0, of: main.symbol) }?.data
             }
-            result.append(Barcode(symbology: main.symbology, digits: main.digits, addOn: addOn, box: box,
-                                  scanLines: main.symbol.quality, pass: pass))
+            let lines = main.symbol.quality * density
+            result.append(Candidate(
+                barcode: Barcode(symbology: main.symbology, digits: main.digits, addOn: addOn, box: box, scanLines: lines, pass: pass),
+                lines: lines, coverage: Double(lines) / Double(max(1, Footprint(main.symbol.points).length))))
         }
         return result
     }
@@ -248,7 +352,7 @@ public struct BarcodeReader: Sendable {
     }
 
     /// Modules (narrowest bar widths) from guard to guard, per symbology.
-    private static func modules(_ symbology: Symbology) -> Int {
+    static func modules(_ symbology: Symbology) -> Int {
         switch symbology {
         case .ean13, .upcA: 95
         case .ean8: 67
@@ -298,6 +402,10 @@ public struct BarcodeReader: Sendable {
         let gap = max(0, max(fa.across.lowerBound, fb.across.lowerBound) - min(fa.across.upperBound, fb.across.upperBound))
         guard gap <= longer else { return .unrelated }
         let similarLength = Double(shorter) >= 0.75 * Double(longer)
+        // A short symbology read inside a long one is a fragment of it.
+        if let sa = Symbology(zbar: a.type), let sb = Symbology(zbar: b.type), modules(sa) != modules(sb) {
+            return modules(sa) > modules(sb) ? .firstWins : .secondWins
+        }
         if similarLength && Double(gap) > 0.25 * Double(longer) { return .unrelated }
         // A decode spanning the whole code beats one spanning part of it.
         if !similarLength { return fa.length > fb.length ? .firstWins : .secondWins }
