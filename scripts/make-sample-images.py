@@ -248,7 +248,7 @@ def canonical(kind: str, value: str) -> str:
 
 
 # --------------------------------------------------------------------------------------
-# Content: real books (from /work/shared/corpora/catalog, written here literally)
+# Content: real books (from ../shared/corpora/catalog, written here literally)
 # --------------------------------------------------------------------------------------
 
 # key: (title, authors, isbn13, hyphenated ISBN, short original blurb, category)
@@ -1117,7 +1117,7 @@ Score the zbarimg CLI on this folder with `python3 scripts/zbarimg-baseline.py S
   shading, glare, JPEG quality, low resolution) is in each file name and in the `notes` of
   truth.jsonl. The barcodes are drawn by the script's own EAN/UPC encoders.
 - `truth.jsonl`: one line per image in `barcodes/`, following the shared truth format
-  (/work/shared/corpora/TRUTH-FORMAT.md): `kind` is `barcode` or `none`; `books` lists the
+  (../shared/corpora/TRUTH-FORMAT.md): `kind` is `barcode` or `none`; `books` lists the
   book when the code is an ISBN; `barcodes` holds the canonical digits (EAN-13, UPC-A and
   UPC-E as 13 digits, EAN-8 as 8, add-on after one space). Paths are relative to this folder.
 - `orientation/exif-1.jpg` .. `exif-8.jpg`: EXIF Orientation test images (see its README).
