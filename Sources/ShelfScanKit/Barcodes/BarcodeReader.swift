@@ -164,6 +164,10 @@ public struct BarcodeReader: Sendable {
             let views: [Pass] = [
                 Pass(name: "check-contrast", scale: 1, degrees: 0) { try crop.contrastEnhanced().sharpened() },
                 Pass(name: "check-median", scale: 1, degrees: 0) { try crop.medianFiltered() },
+                // Real codes survive a small change of scale; misreads built on marginal bar
+                // widths often turn into another code.
+                Pass(name: "check-smaller", scale: 0.8, degrees: 0) { try crop.scaled(by: 0.8) },
+                Pass(name: "check-larger", scale: 1.3, degrees: 0) { try crop.scaled(by: 1.3) },
             ]
             var rivals: [Candidate] = []
             var confirmed = false
