@@ -5,10 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=.build/release/shelfscan
 echo "== eval SampleImages"
-$bin eval SampleImages --min-barcode-rate 0.80 --max-misreads 0 --max-false-positives 0
+$bin eval SampleImages --min-barcode-rate 0.82 --max-misreads 0 --max-false-positives 0
 if [ -d ../shared/corpora/barcodes ]; then
     echo "== eval ../shared/corpora/barcodes"
-    $bin eval ../shared/corpora/barcodes --min-barcode-rate 0.76 --max-misreads 10 --max-false-positives 0
+    $bin eval ../shared/corpora/barcodes --min-barcode-rate 0.78 --max-misreads 6 --max-false-positives 0
 else
     echo "skipping ../shared/corpora/barcodes: ../shared is absent"
 fi
