@@ -377,16 +377,19 @@ public struct BarcodeReader: Sendable {
     }
 
     /// Where a decode's scan lines lie: its extent along the scan and across it.
-    private struct Footprint {
+    struct Footprint {
         let along: ClosedRange<Int>
         let across: ClosedRange<Int>
+        /// True when the scan lines ran horizontally.
+        let isHorizontal: Bool
         var length: Int { along.upperBound - along.lowerBound }
 
         init(_ points: [(x: Int, y: Int)]) {
             let xs = points.map(\.x), ys = points.map(\.y)
             let x = (xs.min() ?? 0)...(xs.max() ?? 0), y = (ys.min() ?? 0)...(ys.max() ?? 0)
             // The scan direction is the one the points spread along.
-            if x.upperBound - x.lowerBound >= y.upperBound - y.lowerBound { (along, across) = (x, y) } else { (along, across) = (y, x) }
+            isHorizontal = x.upperBound - x.lowerBound >= y.upperBound - y.lowerBound
+            (along, across) = isHorizontal ? (x, y) : (y, x)
         }
     }
 
@@ -442,11 +445,21 @@ private struct PassMapping {
         return (x / scale + Double(offset.0), y / scale + Double(offset.1))
     }
 
+    /// An add-on continues its main code along the scan direction, past either end (an image
+    /// turned 180 degrees puts it on the left), within about half a code length, on the same band.
     func isAddOn(_ addOn: RawSymbol, of main: RawSymbol) -> Bool {
-        guard let a = addOn.points.first, !main.points.isEmpty else { return false }
-        let ys = main.points.map(\.y), xs = main.points.map(\.x)
-        let height = max(8, (ys.max()! - ys.min()!))
-        return abs(a.y - (ys.min()! + ys.max()!) / 2) <= height + 40 && a.x >= xs.min()!
+        guard !addOn.points.isEmpty, !main.points.isEmpty else { return false }
+        let m = BarcodeReader.Footprint(main.points)
+        let horizontal = m.isHorizontal
+        let xs = addOn.points.map(\.x), ys = addOn.points.map(\.y)
+        let along = Double((horizontal ? xs.min()! + xs.max()! : ys.min()! + ys.max()!)) / 2
+        let across = Double((horizontal ? ys.min()! + ys.max()! : xs.min()! + xs.max()!)) / 2
+        let length = Double(max(m.length, 8))
+        let beyond = along > Double(m.along.upperBound) ? along - Double(m.along.upperBound)
+            : (along < Double(m.along.lowerBound) ? Double(m.along.lowerBound) - along : 0)
+        let acrossCentre = Double(m.across.lowerBound + m.across.upperBound) / 2
+        let acrossReach = Double(m.across.upperBound - m.across.lowerBound) / 2 + length / 2
+        return beyond > 0 && beyond <= 0.75 * length && abs(across - acrossCentre) <= acrossReach
     }
 }
 

@@ -5,7 +5,7 @@
 public enum GTIN {
     /// The GS1 mod-10 check digit for `body` (all digits but the last).
     public static func checkDigit<S: StringProtocol>(forBody body: S) -> Int? {
-        let digits = body.compactMap { $0.wholeNumberValue }
+        let digits = body.compactMap { $0.isASCIIDigit ? $0.wholeNumberValue : nil }
         guard digits.count == body.count, !digits.isEmpty else { return nil }
         // Weights alternate 3,1,3,... starting from the rightmost body digit.
         var sum = 0
@@ -15,7 +15,8 @@ public enum GTIN {
 
     /// True when `code` is all digits, of a GS1 length (8, 12, 13 or 14), with a correct check digit.
     public static func isValid<S: StringProtocol>(_ code: S) -> Bool {
-        guard [8, 12, 13, 14].contains(code.count), let last = code.last?.wholeNumberValue,
+        guard [8, 12, 13, 14].contains(code.count), let lastCharacter = code.last, lastCharacter.isASCIIDigit,
+              let last = lastCharacter.wholeNumberValue,
               let expected = checkDigit(forBody: code.dropLast()) else { return false }
         return last == expected
     }
@@ -23,7 +24,7 @@ public enum GTIN {
     /// Expands a UPC-E code (8 digits: number system 0 or 1, six data digits, check digit) to UPC-A.
     /// Returns nil when the number system is not 0/1 or the check digit is wrong.
     public static func expandUPCE<S: StringProtocol>(_ code: S) -> String? {
-        let d = code.compactMap { $0.wholeNumberValue }
+        let d = code.compactMap { $0.isASCIIDigit ? $0.wholeNumberValue : nil }
         guard d.count == 8, d.count == code.count, d[0] == 0 || d[0] == 1 else { return nil }
         let ns = d[0], x = Array(d[1...6]), check = d[7]
         let body: [Int]
@@ -91,8 +92,10 @@ public enum CodeKind: String, Sendable, Codable {
         if canonical.hasPrefix("9790") { return .music }
         if canonical.hasPrefix("977") { return .serial }
         if canonical.hasPrefix("191") || canonical.hasPrefix("192") { return .bookPrice }
-        if canonical.hasPrefix("002") || canonical.hasPrefix("004") || canonical.hasPrefix("005") || canonical.hasPrefix("02")
-            || canonical.hasPrefix("2") { return .internalUse }
+        // UPC number systems 2, 4 and 5 (GTIN-13 020-029, 040-059) and EAN 200-299.
+        if canonical.hasPrefix("02") || canonical.hasPrefix("04") || canonical.hasPrefix("05") || canonical.hasPrefix("2") {
+            return .internalUse
+        }
         return .product
     }
 }

@@ -43,7 +43,7 @@ public struct ImageLoader: Sendable {
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
         if let size, size > limits.maxFileBytes {
-            throw ShelfScanError(.imageTooLarge, "\(path): file is \(size >> 20) MB, over the \(limits.maxFileBytes >> 20) MB limit; downscale it first")
+            throw ShelfScanError(.imageTooLarge, "\(path): file is \(Self.megabytes(size)) MB, over the \(Self.megabytes(limits.maxFileBytes)) MB limit; downscale it first")
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw ShelfScanError(.unreadableFile, "\(path): cannot be opened; check its permissions")
@@ -67,7 +67,7 @@ public struct ImageLoader: Sendable {
             throw ShelfScanError(.unsupportedFormat, "\(name): not an image shelfscan can read; use JPEG, PNG, TIFF, WebP, GIF or PNM")
         }
         if bytes.count > limits.maxFileBytes {
-            throw ShelfScanError(.imageTooLarge, "\(name): \(bytes.count >> 20) MB of image data is over the \(limits.maxFileBytes >> 20) MB limit; downscale it first")
+            throw ShelfScanError(.imageTooLarge, "\(name): \(Self.megabytes(bytes.count)) MB of image data is over the \(Self.megabytes(limits.maxFileBytes)) MB limit; downscale it first")
         }
         if let reason = ImageCompleteness.truncationReason(bytes, format: format) {
             throw ShelfScanError(.truncatedImage, "\(name): file is truncated (\(reason)); re-copy or re-export it")
@@ -83,7 +83,7 @@ public struct ImageLoader: Sendable {
         }
         let pixels = Int(w) * Int(h)
         if pixels > limits.maxPixels {
-            throw ShelfScanError(.imageTooLarge, "\(name): image is \(w)x\(h) (\(pixels / 1_000_000) megapixels), over the \(limits.maxPixels / 1_000_000) MP limit; downscale it first")
+            throw ShelfScanError(.imageTooLarge, "\(name): image is \(w)x\(h) (\(Self.megapixels(pixels)) megapixels), over the \(Self.megapixels(limits.maxPixels)) MP limit; downscale it first")
         }
         let pix = bytes.withUnsafeBufferPointer { pixReadMem($0.baseAddress, $0.count) }
         guard let pix else {
@@ -95,6 +95,14 @@ public struct ImageLoader: Sendable {
             image = try orientation.apply(to: image)
         }
         return LoadedImage(name: name, format: format, orientation: orientation, image: image)
+    }
+
+    private static func megapixels(_ pixels: Int) -> String {
+        pixels >= 10_000_000 ? String(pixels / 1_000_000) : String(format: "%.1f", Double(pixels) / 1_000_000)
+    }
+
+    private static func megabytes(_ bytes: Int) -> String {
+        bytes >= 10 << 20 ? String(bytes >> 20) : String(format: "%.1f", Double(bytes) / Double(1 << 20))
     }
 }
 

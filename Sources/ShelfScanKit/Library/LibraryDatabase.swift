@@ -113,13 +113,31 @@ public struct LibraryDatabase: Sendable {
 
     // MARK: Writes
 
-    /// Adds a book. A book whose ISBN is already present is refused with `.invalidArgument`
-    /// naming the existing row, so nothing is ever duplicated.
+    /// Adds a book. A book whose ISBN is already owned is refused with `.invalidArgument`
+    /// naming the existing row, so nothing is ever duplicated. A reference-catalogue row with the
+    /// same ISBN becomes the owned book, keeping catalogue details the new record lacks.
     @discardableResult
     public func add(_ book: Book) throws(ShelfScanError) -> Book {
         try write { db in
             if let isbn = book.isbn13, let existing = try Book.filter(Book.Columns.isbn13 == isbn).fetchOne(db) {
-                throw ShelfScanError(.invalidArgument, "ISBN \(isbn) is already in the library as #\(existing.id ?? 0) \"\(existing.title)\"")
+                guard !existing.owned else {
+                    throw ShelfScanError(.invalidArgument, "ISBN \(isbn) is already in the library as #\(existing.id ?? 0) \"\(existing.title)\"")
+                }
+                var adopted = book
+                adopted.id = existing.id
+                if adopted.title.isEmpty { adopted.title = existing.title }
+                if adopted.authors.isEmpty { adopted.authors = existing.authors }
+                adopted.subtitle = adopted.subtitle ?? existing.subtitle
+                adopted.publisher = adopted.publisher ?? existing.publisher
+                adopted.year = adopted.year ?? existing.year
+                adopted.pageCount = adopted.pageCount ?? existing.pageCount
+                adopted.language = adopted.language ?? existing.language
+                if adopted.categories.isEmpty { adopted.categories = existing.categories }
+                adopted.description = adopted.description ?? existing.description
+                adopted.coverURL = adopted.coverURL ?? existing.coverURL
+                adopted.owned = true
+                try adopted.update(db)
+                return adopted
             }
             var copy = book
             try copy.insert(db)

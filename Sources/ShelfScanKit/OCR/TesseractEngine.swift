@@ -52,13 +52,16 @@ public final class TesseractEngine: @unchecked Sendable {
             throw ShelfScanError(.modelMissing, "\(tessdata)/\(language).traineddata: model file missing; pass --tessdata DIR with the model, or install tesseract-ocr-\(language)")
         }
         Leptonica.silence()
-        api = TessBaseAPICreate()
+        let handle = TessBaseAPICreate()!
         // Tesseract otherwise prints "Estimating resolution" and debug lines on stderr.
-        TessBaseAPISetVariable(api, "debug_file", "/dev/null")
-        guard TessBaseAPIInit3(api, tessdata, language) == 0 else {
-            TessBaseAPIDelete(api)
+        TessBaseAPISetVariable(handle, "debug_file", "/dev/null")
+        guard TessBaseAPIInit3(handle, tessdata, language) == 0 else {
+            // Freed here, and `api` never set: `deinit` does not run for an object whose
+            // initialiser threw before all its properties were set.
+            TessBaseAPIDelete(handle)
             throw ShelfScanError(.modelMissing, "\(tessdata)/\(language).traineddata: Tesseract could not load it (corrupt or wrong version); reinstall the model")
         }
+        api = handle
     }
 
     deinit {

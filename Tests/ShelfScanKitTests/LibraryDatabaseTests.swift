@@ -1,0 +1,244 @@
+import Foundation
+import GRDB
+import Testing
+@testable import ShelfScanKit
+
+/// Books used across the library tests, with whole-second dates so that a row read back
+/// compares equal to the value written.
+enum SampleBooks {
+    static func date(_ day: Int) -> Date { Date(timeIntervalSince1970: 1_700_000_000 + Double(day) * 86_400) }
+
+    static let odyssey = Book(isbn: ISBN("9780143039952"), title: "The Odyssey", authors: ["Homer"], publisher: "Penguin",
+                              year: 2006, dateAdded: date(1), readingStatus: .read, rating: 5, notes: "Fagles, with an intro")
+    static let nineteen84 = Book(isbn: ISBN("9780451524935"), title: "1984", authors: ["George Orwell"], dateAdded: date(2),
+                                 readingStatus: .currentlyReading)
+    static let animalFarm = Book(isbn: ISBN("9780451526342"), title: "Animal Farm", authors: ["George Orwell"],
+                                 dateAdded: date(3), readingStatus: .wantToRead)
+    static let lordOfTheFlies = Book(isbn: ISBN("9780140283334"), title: "Lord of the Flies", authors: ["William Golding"],
+                                     dateAdded: date(4), readingStatus: .read)
+    static let oiseau = Book(isbn: ISBN("9791023505214"), title: "L'Oiseau", authors: ["Paule Battault"], dateAdded: date(5))
+    /// A reference-catalogue row: used for matching, not on the user's shelves.
+    static let catalogueGatsby = Book(isbn: ISBN("9780743273565"), title: "The Great Gatsby", authors: ["F. Scott Fitzgerald"],
+                                      source: "catalog", dateAdded: date(6), readingStatus: nil, owned: false)
+
+    static let owned = [odyssey, nineteen84, animalFarm, lordOfTheFlies, oiseau]
+
+    /// An in-memory library holding `books`.
+    static func library(_ books: [Book] = owned + [catalogueGatsby]) throws -> LibraryDatabase {
+        let db = try LibraryDatabase.inMemory()
+        for book in books { try db.add(book) }
+        return db
+    }
+}
+
+@Suite("Library database: files and migrations")
+struct LibraryFileTests {
+    static let migrations = ["v1-books", "v1-books-fts"]
+
+    @Test("an in-memory library is fully migrated")
+    func inMemoryMigrated() throws {
+        let db = try LibraryDatabase.inMemory()
+        #expect(try db.appliedMigrations() == Self.migrations)
+        #expect(db.path == nil)
+        #expect(try db.count() == 0)
+    }
+
+    @Test("open creates the file and its folders, migrated, in WAL mode")
+    func openFresh() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("nested/folders/library.sqlite")
+        let db = try LibraryDatabase.open(path: path)
+        #expect(FileManager.default.fileExists(atPath: path))
+        #expect(db.path == path)
+        #expect(try db.appliedMigrations() == Self.migrations)
+        try db.add(SampleBooks.odyssey)
+        try withExtendedLifetime(db) {
+            // While the library is open, a write lives in the write-ahead log.
+            #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+            // WAL is a property of the file: a separate connection sees it.
+            let mode = try DatabaseQueue(path: path).read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
+            #expect(mode?.lowercased() == "wal")
+        }
+    }
+
+    @Test("re-opening keeps the books and does not migrate again")
+    func reopen() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("library.sqlite")
+        var ids: [Int64] = []
+        do {
+            let db = try LibraryDatabase.open(path: path)
+            ids = try [SampleBooks.odyssey, SampleBooks.nineteen84].map { try #require(db.add($0).id) }
+        }
+        let again = try LibraryDatabase.open(path: path)
+        #expect(try again.count() == 2)
+        #expect(try again.book(id: ids[0])?.title == "The Odyssey")
+        #expect(try again.book(id: ids[1])?.title == "1984")
+        #expect(try again.appliedMigrations() == Self.migrations)
+        // Each migration is recorded once: re-opening ran none of them again.
+        let recorded = try DatabaseQueue(path: path).read {
+            try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
+        }
+        #expect(recorded == Self.migrations.sorted())
+        // The search index was not rebuilt empty either.
+        #expect(try again.search("Odys").map(\.title) == ["The Odyssey"])
+    }
+
+    @Test("a file that is not SQLite is refused, named, and left alone")
+    func notSQLite() throws {
+        let dir = try TemporaryDirectory()
+        var random = SeededBytes(seed: 42)
+        let garbage = random.bytes(8192)
+        let path = try dir.write("library.sqlite", garbage)
+        #expect {
+            try LibraryDatabase.open(path: path)
+        } throws: { error in
+            guard let error = error as? ShelfScanError else { return false }
+            return error.code == .database && error.message.contains(path)
+        }
+        #expect(try Fixtures.bytes(path) == garbage)
+    }
+
+    @Test("a library written by a newer shelfscan is refused")
+    func newerSchema() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("library.sqlite")
+        _ = try LibraryDatabase.open(path: path)
+        try DatabaseQueue(path: path).write {
+            try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9-from-the-future')")
+        }
+        #expect {
+            try LibraryDatabase.open(path: path)
+        } throws: { error in
+            guard let error = error as? ShelfScanError else { return false }
+            return error.code == .database && error.message.contains(path) && error.message.contains("newer")
+        }
+    }
+
+    @Test("defaultPath: $XDG_DATA_HOME when absolute, else $HOME/.local/share")
+    func defaultPath() {
+        #expect(LibraryDatabase.defaultPath(environment: ["XDG_DATA_HOME": "/data/xdg", "HOME": "/home/reader"])
+            == "/data/xdg/shelfscan/library.sqlite")
+        #expect(LibraryDatabase.defaultPath(environment: ["HOME": "/home/reader"])
+            == "/home/reader/.local/share/shelfscan/library.sqlite")
+        // The XDG spec says relative and empty values are to be ignored.
+        #expect(LibraryDatabase.defaultPath(environment: ["XDG_DATA_HOME": "relative/data", "HOME": "/home/reader"])
+            == "/home/reader/.local/share/shelfscan/library.sqlite")
+        #expect(LibraryDatabase.defaultPath(environment: ["XDG_DATA_HOME": "", "HOME": "/home/reader"])
+            == "/home/reader/.local/share/shelfscan/library.sqlite")
+    }
+}
+
+@Suite("Library database: books")
+struct LibraryBookTests {
+    @Test("add, show, list and remove round trip")
+    func roundTrip() throws {
+        let db = try LibraryDatabase.inMemory()
+        let added = try db.add(SampleBooks.odyssey)
+        let id = try #require(added.id)
+        var expected = SampleBooks.odyssey
+        expected.id = id
+        #expect(added == expected)
+        #expect(try db.book(id: id) == expected)
+        #expect(added.isbn10 == "0143039954")
+        #expect(try db.list() == [expected])
+        #expect(try db.books(isbn13: ["9780143039952", "9780451524935"]) == ["9780143039952": expected])
+
+        let removed = try db.remove(id: id)
+        #expect(removed == expected)
+        #expect(try db.book(id: id) == nil)
+        #expect(try db.list().isEmpty)
+        #expect(try db.search("Odyssey").isEmpty)
+        #expect {
+            try db.remove(id: id)
+        } throws: { ($0 as? ShelfScanError)?.code == .notFound }
+    }
+
+    @Test("the same ISBN twice is refused and leaves one row", arguments: ["9780143039952", "0-14-303995-4"])
+    func duplicateISBN(_ again: String) throws {
+        let db = try LibraryDatabase.inMemory()
+        let first = try db.add(SampleBooks.odyssey)
+        #expect {
+            try db.add(Book(isbn: ISBN(again), title: "Odyssey (another copy)"))
+        } throws: { error in
+            guard let error = error as? ShelfScanError else { return false }
+            return error.code == .invalidArgument && error.message.contains("9780143039952")
+        }
+        #expect(try db.count(ownedOnly: false) == 1)
+        #expect(try db.list().map(\.id) == [first.id])
+    }
+
+    @Test("books without an ISBN are never merged")
+    func withoutISBN() throws {
+        let db = try LibraryDatabase.inMemory()
+        try db.add(Book(title: "Untitled notebook"))
+        try db.add(Book(title: "Untitled notebook"))
+        #expect(try db.count() == 2)
+    }
+
+    @Test("list: newest first, filtered by reading status, limited")
+    func list() throws {
+        let db = try SampleBooks.library()
+        #expect(try db.list().map(\.title) == ["L'Oiseau", "Lord of the Flies", "Animal Farm", "1984", "The Odyssey"])
+        #expect(try db.list(status: .read).map(\.title) == ["Lord of the Flies", "The Odyssey"])
+        #expect(try db.list(status: .currentlyReading).map(\.title) == ["1984"])
+        #expect(try db.list(status: .wantToRead).map(\.title) == ["L'Oiseau", "Animal Farm"])
+        #expect(try db.list(limit: 2).map(\.title) == ["L'Oiseau", "Lord of the Flies"])
+    }
+
+    @Test("catalogue rows are left out of list, count and search unless asked for")
+    func catalogueRows() throws {
+        let db = try SampleBooks.library()
+        #expect(!(try db.list().contains { $0.title == "The Great Gatsby" }))
+        #expect(try db.count() == SampleBooks.owned.count)
+        #expect(try db.count(ownedOnly: false) == SampleBooks.owned.count + 1)
+        #expect(try db.search("Gatsby").isEmpty)
+        #expect(try db.search("9780743273565").isEmpty)
+        #expect(try db.search("Gatsby", includeCatalog: true).map(\.title) == ["The Great Gatsby"])
+        #expect(try db.search("9780743273565", includeCatalog: true).map(\.title) == ["The Great Gatsby"])
+    }
+}
+
+@Suite("Library database: search")
+struct LibrarySearchTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        let query: String
+        let titles: Set<String>
+        var testDescription: String { "\"\(query)\"" }
+    }
+
+    static let cases: [Case] = [
+        Case(query: "Odys", titles: ["The Odyssey"]),  // inside a word (trigram)
+        Case(query: "odyssey", titles: ["The Odyssey"]),  // any case
+        Case(query: "dysse", titles: ["The Odyssey"]),
+        Case(query: "Homer", titles: ["The Odyssey"]),  // author
+        Case(query: "orwell", titles: ["1984", "Animal Farm"]),
+        Case(query: "Orwell farm", titles: ["Animal Farm"]),  // every word must match
+        Case(query: "Golding Odyssey", titles: []),
+        Case(query: "9780143039952", titles: ["The Odyssey"]),  // ISBN-13
+        Case(query: "978-0-14-303995-2", titles: ["The Odyssey"]),
+        Case(query: "0143039954", titles: ["The Odyssey"]),  // ISBN-10
+        Case(query: "9791023505214", titles: ["L'Oiseau"]),
+        Case(query: "of", titles: ["Lord of the Flies"]),  // short words: LIKE
+        Case(query: "Lord of", titles: ["Lord of the Flies"]),
+        Case(query: "19", titles: ["1984"]),
+        Case(query: "L'Ois", titles: ["L'Oiseau"]),  // punctuation inside a word
+        Case(query: "Odys\"sey", titles: []),  // a quote cannot break the query
+        Case(query: "NOT AND OR", titles: []),  // FTS5 operators are plain words
+        Case(query: "zzzz", titles: []),
+        Case(query: "   ", titles: []),
+        Case(query: "", titles: []),
+    ]
+
+    @Test("finds by words, parts of words, author and ISBN", arguments: cases)
+    func search(_ c: Case) throws {
+        let db = try SampleBooks.library()
+        #expect(Set(try db.search(c.query).map(\.title)) == c.titles)
+    }
+
+    @Test("limit caps the results")
+    func limit() throws {
+        let db = try SampleBooks.library()
+        #expect(try db.search("Orwell", limit: 1).count == 1)
+    }
+}

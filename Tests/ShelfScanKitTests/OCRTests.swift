@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+@testable import ShelfScanKit
+
+/// Printed text in the Odyssey back cover (SampleImages/barcodes/isbn-odyssey-ean5-clean.png,
+/// 1280x720): a bold "CLASSICS" above "US $17.00" at the bottom left, and
+/// "ISBN 978-0-14-303995-2" above the barcode. Crops keep recognition cheap: the test process
+/// cannot set OMP_THREAD_LIMIT before launch the way the executable does.
+enum OCRSample {
+    static let path = Fixtures.sample("barcodes/isbn-odyssey-ean5-clean.png")
+    static let priceLabel = BoundingBox(x: 30, y: 545, width: 240, height: 100)
+    static let isbnLine = BoundingBox(x: 520, y: 405, width: 345, height: 45)
+
+    static func crop(_ box: BoundingBox) throws -> PixImage {
+        try ImageLoader().load(path: path).image.cropped(to: box)
+    }
+
+    static func text(_ page: OCRPage) -> String { page.lines.map(\.text).joined(separator: "\n") }
+}
+
+@Suite("OCR", .timeLimit(.minutes(2)))
+struct OCRTests {
+    @Test("recognises the printed label on a sample cover")
+    func recognisesLabel() throws {
+        let engine = try TesseractEngine(tessdata: Fixtures.models)
+        let page = try engine.recognize(try OCRSample.crop(OCRSample.priceLabel), layout: .block)
+        let text = OCRSample.text(page)
+        #expect(text.localizedCaseInsensitiveContains("CLASSICS"), "read: \(text)")
+        #expect(text.contains("17"), "read: \(text)")
+        #expect(page.lines.count >= 2)
+        #expect((0...100).contains(page.meanConfidence))
+        for line in page.lines {
+            #expect(line.box.width > 0 && line.box.height > 0)
+            #expect(line.box.x >= 0 && line.box.x + line.box.width <= OCRSample.priceLabel.width)
+            #expect(line.box.y >= 0 && line.box.y + line.box.height <= OCRSample.priceLabel.height)
+        }
+    }
+
+    @Test("reads the ISBN line as one line")
+    func readsISBNLine() throws {
+        let engine = try TesseractEngine(tessdata: Fixtures.models)
+        let page = try engine.recognize(try OCRSample.crop(OCRSample.isbnLine), layout: .line)
+        let text = OCRSample.text(page)
+        #expect(text.localizedCaseInsensitiveContains("ISBN"), "read: \(text)")
+        // The digits, whatever Tesseract made of the hyphens, parse back to the book's ISBN.
+        let digits = text.filter(\.isASCIIDigit)
+        #expect(digits.contains("9780143039952"), "read: \(text)")
+    }
+
+    @Test("one engine serves several images in turn")
+    func engineReused() throws {
+        let engine = try TesseractEngine(tessdata: Fixtures.models)
+        let label = try OCRSample.crop(OCRSample.priceLabel), isbn = try OCRSample.crop(OCRSample.isbnLine)
+        let first = OCRSample.text(try engine.recognize(label))
+        let second = OCRSample.text(try engine.recognize(isbn, layout: .line))
+        let third = OCRSample.text(try engine.recognize(label))
+        #expect(first == third)
+        #expect(!second.localizedCaseInsensitiveContains("CLASSICS"))
+    }
+
+    @Test("a folder without the model: .modelMissing naming the folder")
+    func missingModel() throws {
+        let dir = try TemporaryDirectory()
+        #expect {
+            try TesseractEngine(tessdata: dir.path)
+        } throws: { error in
+            guard let error = error as? ShelfScanError else { return false }
+            return error.code == .modelMissing && error.message.contains(dir.path)
+        }
+        let nowhere = dir.file("no-such-folder")
+        #expect {
+            try OCREnginePool(tessdata: nowhere, size: 2)
+        } throws: { error in
+            guard let error = error as? ShelfScanError else { return false }
+            return error.code == .modelMissing && error.message.contains(nowhere)
+        }
+    }
+
+    /// Run through the executable, in a child process: if loading a bad model crashes the engine,
+    /// this test fails and the rest of the suite still runs and reports.
+    /// Both files are ones Tesseract itself rejects cleanly (TessBaseAPIInit3 returns -1).
+    @Test("a model file Tesseract cannot load: a one-line error naming it, not a crash",
+          .enabled(if: CLI.available, "shelfscan executable not found beside the test bundle or in .build-tests/.build"),
+          arguments: ["truncated download", "text file"])
+    func unloadableModel(_ kind: String) async throws {
+        let dir = try TemporaryDirectory()
+        let models = dir.file("models")
+        try FileManager.default.createDirectory(atPath: models, withIntermediateDirectories: true)
+        let bytes = kind == "text file"
+            ? Array("not a tesseract model\n".utf8)
+            : Array(try Fixtures.bytes(Fixtures.models + "/eng.traineddata").prefix(1000))
+        try dir.write("models/eng.traineddata", bytes)
+        let run = try await CLI.run(["ocr", "--tessdata", models, OCRSample.path], in: dir)
+        #expect(run.terminationReason == .exit, "shelfscan died from signal \(run.status)")
+        #expect(run.status == 1)
+        #expect(run.stderrLines.count == 1, "stderr: \(run.stderr.prefix(300))")
+        #expect(run.stderr.contains(models + "/eng.traineddata"))
+    }
+
+    @Test("ModelLocator: an explicit folder must hold the model")
+    func locatorExplicit() throws {
+        let dir = try TemporaryDirectory()
+        #expect {
+            try ModelLocator.tessdata(explicit: dir.path)
+        } throws: { error in
+            guard let error = error as? ShelfScanError else { return false }
+            return error.code == .modelMissing && error.message.contains(dir.path)
+        }
+        #expect(try ModelLocator.tessdata(explicit: Fixtures.models) == Fixtures.models)
+    }
+
+    @Test("ModelLocator: $SHELFSCAN_TESSDATA comes first")
+    func locatorEnvironment() throws {
+        #expect(try ModelLocator.tessdata(explicit: nil, environment: ["SHELFSCAN_TESSDATA": Fixtures.models]) == Fixtures.models)
+        #expect(ModelLocator.searchPath(environment: ["SHELFSCAN_TESSDATA": "/opt/models"]).first == "/opt/models")
+        #expect(ModelLocator.searchPath(environment: [:]).last == "/usr/share/tesseract-ocr/5/tessdata")
+    }
+
+    @Test("a pool of two engines runs four recognitions at once and returns four results")
+    func pool() async throws {
+        let pool = try OCREnginePool(tessdata: Fixtures.models, size: 2)
+        #expect(await pool.size == 2)
+        let image = try OCRSample.crop(OCRSample.priceLabel)
+        let texts = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    try await pool.withEngine { engine in OCRSample.text(try engine.recognize(image)) }
+                }
+            }
+            var texts: [String] = []
+            for try await text in group { texts.append(text) }
+            return texts
+        }
+        #expect(texts.count == 4)
+        for text in texts {
+            #expect(text.localizedCaseInsensitiveContains("CLASSICS"), "read: \(text)")
+        }
+        // The same image through any engine of the pool gives the same text.
+        #expect(Set(texts).count == 1)
+    }
+}
