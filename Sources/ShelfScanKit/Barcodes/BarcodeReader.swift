@@ -62,7 +62,7 @@ public struct BarcodeReader: Sendable {
         Self.log("regions: \(regions.count)", since: finderStart)
         for region in regions {
             let box = Self.cropBox(region: region, finderScale: finderScale, image: image)
-            let (crop, scale) = try Self.prepareCrop(image, box)
+            let (crop, scale) = try Self.prepareCrop(image, box, base: session.base, baseScale: session.baseScale)
             // Bars upright: turn the gradient direction onto the x axis; near-vertical gradients are
             // already fine for ZBar's vertical scan lines.
             var turn = -region.gradientDegrees
@@ -160,7 +160,7 @@ public struct BarcodeReader: Sendable {
                 width: code.box.width + 2 * (horizontal ? alongMargin : acrossMargin),
                 height: code.box.height + 2 * (horizontal ? acrossMargin : alongMargin)
             ).clamped(width: image.width, height: image.height)
-            let (crop, scale) = try BarcodeReader.prepareCrop(image, box)
+            let (crop, scale) = try BarcodeReader.prepareCrop(image, box, base: base, baseScale: baseScale)
             let views: [Pass] = [
                 Pass(name: "check-contrast", scale: 1, degrees: 0) { try crop.contrastEnhanced().sharpened() },
                 Pass(name: "check-median", scale: 1, degrees: 0) { try crop.medianFiltered() },
@@ -222,13 +222,29 @@ public struct BarcodeReader: Sendable {
 
     /// Crops `box` from the full-resolution image in gray, scaled so a code filling it spans a
     /// size ZBar reads well (a few pixels per module, not so many that scanning is slow).
-    private static func prepareCrop(_ image: PixImage, _ box: BoundingBox) throws(ShelfScanError) -> (PixImage, Double) {
-        var crop = try image.cropped(to: box).grayscale()
-        var scale = 1.0
-        let side = Double(max(crop.width, crop.height))
-        if side > 640 { scale = 640 / side } else if side < 500 { scale = min(3, 500 / side) }
-        if scale != 1 { crop = try crop.scaled(by: scale) }
-        return (crop, scale)
+    private static func prepareCrop(_ image: PixImage, _ box: BoundingBox, base: PixImage, baseScale: Double)
+        throws(ShelfScanError) -> (PixImage, Double)
+    {
+        let started = ContinuousClock.now
+        defer { log("crop \(box.width)x\(box.height)", since: started) }
+        // A region that is big even in the working copy is cut from it: the full-resolution
+        // crop would be shrunk to the same size anyway, after converting megapixels of colour.
+        if Double(max(box.width, box.height)) * baseScale >= 640 {
+            let scaled = BoundingBox(x: Int(Double(box.x) * baseScale), y: Int(Double(box.y) * baseScale),
+                                     width: Int(Double(box.width) * baseScale), height: Int(Double(box.height) * baseScale))
+            let crop = try base.cropped(to: scaled).fitting(maxSide: 640)
+            return (crop, baseScale * Double(crop.width) / Double(max(1, scaled.width)))
+        }
+        let colour = try image.cropped(to: box)
+        let side = Double(max(colour.width, colour.height))
+        if side > 640 {
+            let crop = try colour.grayscale(fitting: 640)
+            return (crop, Double(crop.width) / Double(colour.width))
+        }
+        let gray = try colour.grayscale()
+        guard side < 500 else { return (gray, 1) }
+        let scale = min(3, 500 / side)
+        return (try gray.scaled(by: scale), scale)
     }
 
     static func log(_ what: String, since start: ContinuousClock.Instant) {
