@@ -2,8 +2,12 @@ import ArgumentParser
 import ShelfScanKit
 
 // Tesseract's OpenMP reads OMP_THREAD_LIMIT once, at load time: set it and start again
-// (costs one exec; without it OCR is 5-12x slower on two cores).
-ProcessEnvironment.ensureSingleThreadedOpenMP()
+// (without it OCR is 5-12x slower on two cores). The exec costs about 25 ms of start-up, so only
+// commands that run Tesseract pay it; add a command here when it starts using OCR.
+let commandsUsingTesseract: Set<String> = ["ocr"]
+if let command = CommandLine.arguments.dropFirst().first, commandsUsingTesseract.contains(command) {
+    ProcessEnvironment.ensureSingleThreadedOpenMP()
+}
 
 /// Parses and runs the command. Written out (rather than `@main`) so the re-exec above runs first;
 /// inside an `async` function the async `run()` overload is the one chosen.

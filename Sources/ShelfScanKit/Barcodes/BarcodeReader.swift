@@ -127,7 +127,7 @@ public struct BarcodeReader: Sendable {
                 scale: sourceScale * pass.scale, degrees: pass.degrees, passSize: (pix.width, pix.height),
                 sourceSize: (Double(source.width) * pass.scale, Double(source.height) * pass.scale), offset: offset)
             // Above a megapixel (first pass) or 0.3 MP (retries) every second line is plenty.
-            let sparse = pix.width * pix.height > (firstPass ? 1_000_000 : 300_000)
+            let sparse = pix.width * pix.height > (firstPass ? 500_000 : 300_000)
             let symbols = (sparse ? sparseScanner : scanner).scan(try pix.grayBytes())
             return reader.accept(symbols, mapping: mapping, limit: (image.width, image.height), pass: pass.name,
                                  density: sparse ? 2 : 1)

@@ -122,7 +122,8 @@ struct TableRenderer: ResultRenderer {
     func render(_ result: ImageResult, isFirst: Bool) -> String {
         var out = isFirst ? "" : "\n"
         if let error = result.error {
-            return out + "\(result.image): error: \(error.message)\n"
+            // The message names the file already.
+            return out + "error: \(error.message)\n"
         }
         out += "\(result.image)  (\(result.width)x\(result.height), \(String(format: "%.0f", result.timings.total)) ms)\n"
         if result.books.isEmpty {
@@ -142,8 +143,8 @@ struct TableRenderer: ResultRenderer {
         }
         let others = result.barcodes.filter { $0.kind != .book }
         for code in others {
-            let extra = code.issn.map { " ISSN \($0)" } ?? ""
-            out += "  other barcode: \(code.symbology.rawValue) \(code.text) (\(code.kind.rawValue), not a book\(extra))\n"
+            let extra = code.issn.map { ", ISSN \($0)" } ?? ""
+            out += "  other barcode: \(code.symbology.rawValue) \(code.text) (\(code.kind.rawValue)\(extra); not a book)\n"
         }
         return out
     }
