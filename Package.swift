@@ -22,10 +22,13 @@ let package = Package(
         .systemLibrary(
             name: "CZBar", pkgConfig: "zbar",
             providers: [.apt(["libzbar-dev"])]),
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(
             name: "ShelfScanKit",
             dependencies: [
-                "CLeptonica", "CTesseract", "CZBar",
+                "CLeptonica", "CTesseract", "CZBar", "CCurl",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .executableTarget(

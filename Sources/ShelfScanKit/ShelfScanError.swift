@@ -7,6 +7,7 @@ public struct ShelfScanError: Error, CustomStringConvertible, Sendable, Equatabl
         case unsupportedFormat, truncatedImage, corruptImage, imageTooLarge
         case modelMissing, ocrFailed, barcodeScannerFailed
         case invalidISBN, invalidArgument, database, notFound
+        case network, rateLimited, badResponse
     }
 
     public let code: Code

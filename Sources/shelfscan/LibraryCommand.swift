@@ -27,7 +27,9 @@ struct LibraryCommand: AsyncParsableCommand {
         @Option(help: "want-to-read, currently-reading or read.") var status: ReadingStatus = .wantToRead
         @Option(help: "Rating, 1-5.") var rating: Int?
         @Option(help: "Notes.") var notes: String?
+        @Flag(help: "Save the cover beside the library, in Covers/<book id>.jpg.") var covers = false
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var lookups: MetadataArguments
 
         func validate() throws {
             if isbn == nil && (title ?? "").isEmpty {
@@ -36,7 +38,7 @@ struct LibraryCommand: AsyncParsableCommand {
             if let rating, !(1...5).contains(rating) { throw ValidationError("--rating must be 1 to 5") }
         }
 
-        func run() throws {
+        func run() async throws {
             var parsed: ISBN?
             if let isbn {
                 guard let valid = ISBN(isbn) else {
@@ -44,14 +46,25 @@ struct LibraryCommand: AsyncParsableCommand {
                 }
                 parsed = valid
             }
+            // An ISBN alone: the catalogues describe the book (or it is queued for `enrich`).
+            if let parsed, (title ?? "").isEmpty, authors.isEmpty {
+                let db = try library.open()
+                let service = await MetadataService(options: lookups.options, cache: db)
+                let enricher = LibraryEnricher(library: db, metadata: service, coversFolder: covers ? library.coversFolder : nil)
+                do {
+                    let added = try await enricher.add(isbn: parsed, status: status, source: "manual")
+                    if case .alreadyPresent = added { throw CLIError(AddReport.line(added)) }
+                    print(AddReport.line(added))
+                    return
+                } catch let error as ShelfScanError {
+                    throw CLIError(error.message)
+                }
+            }
             let book = Book(isbn: parsed, title: title ?? "", subtitle: subtitle, authors: authors, publisher: publisher,
                             year: year, source: "manual", readingStatus: status, rating: rating, notes: notes)
             do {
                 let added = try library.open().add(book)
                 print("added #\(added.id ?? 0): \(BookText.line(added))")
-                if added.title.isEmpty {
-                    print("  (ISBN only: give --title and --author, or look it up once metadata lookups are available)")
-                }
             } catch let error as ShelfScanError {
                 throw CLIError(error.message)
             }

@@ -15,6 +15,11 @@ struct Scan: AsyncParsableCommand {
 
     @OptionGroup var library: LibraryOptions
 
+    @OptionGroup var lookups: MetadataArguments
+
+    @Flag(help: "Add the books found to the library (described by the catalogues when they can be).")
+    var add = false
+
     @Flag(name: .long, help: "Only the first barcode pass (faster, finds less).")
     var noRetries = false
 
@@ -34,12 +39,21 @@ struct Scan: AsyncParsableCommand {
         options.barcodes.retries = !noRetries
         options.barcodes.exhaustive = allPasses
         if let jobs { options.concurrency = jobs }
-        let scanner = ShelfScanner(options: options, library: try library.openIfPresent())
+        let lookupOptions = lookups.options
+        // Lookups are cached in the library file, so an online scan (or --add) creates it.
+        let db = lookupOptions.offline && !add ? try library.openIfPresent() : try library.open()
+        let metadata = await MetadataService(options: lookupOptions, cache: db)
+        let scanner = ShelfScanner(options: options, library: db, metadata: metadata)
+        let enricher = db.map { LibraryEnricher(library: $0, metadata: metadata) }
+        var lookupProblems: [String] = []
         let renderer = format.renderer()
         StandardOutput.write(renderer.header())
         var failures = 0
         var first = true
-        for await result in scanner.scan(paths: images) {
+        for await scanned in scanner.scan(paths: images) {
+            var result = scanned
+            lookupProblems += result.lookupProblems
+            if add, let enricher { result = await Self.add(result, with: enricher) }
             if let error = result.error {
                 failures += 1
                 // The table shows the error inline; machine formats carry it in the record.
@@ -49,9 +63,37 @@ struct Scan: AsyncParsableCommand {
             first = false
         }
         StandardOutput.write(renderer.footer())
+        if let problem = lookupProblems.first {
+            StandardError.line("shelfscan: warning: \(lookupProblems.count) catalogue lookup\(lookupProblems.count == 1 ? "" : "s") got no answer (\(problem)); those books are shown by ISBN only")
+        }
         if failures > 0 {
             StandardError.line("shelfscan: \(failures) of \(images.count) image\(images.count == 1 ? "" : "s") could not be scanned")
             throw ExitCode.failure
         }
+    }
+}
+
+extension Scan {
+    /// Adds the result's books that are not in the library, and marks them as in it.
+    static func add(_ result: ImageResult, with enricher: LibraryEnricher) async -> ImageResult {
+        var books = result.books
+        for i in books.indices where !books[i].inLibrary {
+            guard let isbn = books[i].isbn13.flatMap({ ISBN($0) }) else { continue }
+            do {
+                let added = try await enricher.add(isbn: isbn)
+                switch added {
+                case .described(let b), .queued(let b, _), .unknown(let b), .alreadyPresent(let b):
+                    books[i].inLibrary = true
+                    books[i].libraryId = b.id
+                    books[i].readingStatus = b.readingStatus
+                }
+                StandardError.line("shelfscan: \(AddReport.line(added))")
+            } catch {
+                StandardError.line("shelfscan: error: \(result.image): could not add ISBN \(isbn.isbn13): \(error.message)")
+            }
+        }
+        return ImageResult(image: result.image, width: result.width, height: result.height, format: result.format,
+                           orientation: result.orientation, books: books, barcodes: result.barcodes, error: result.error,
+                           timings: result.timings)
     }
 }

@@ -11,8 +11,8 @@ struct Shelfscan: AsyncParsableCommand {
             With image files and no subcommand, scans them: `shelfscan photo.jpg more.png`.
             The library is at $XDG_DATA_HOME/shelfscan/library.sqlite (or ~/.local/share/...) unless --library says otherwise.
             """,
-        version: "0.1.0",
-        subcommands: [Scan.self, LibraryCommand.self, Eval.self, OCR.self],
+        version: ShelfScanVersion.current,
+        subcommands: [Scan.self, LibraryCommand.self, Lookup.self, Enrich.self, Eval.self, OCR.self],
         defaultSubcommand: Scan.self
     )
 }
@@ -39,6 +39,8 @@ struct LibraryOptions: ParsableArguments {
 struct CLIError: Error, CustomStringConvertible {
     let description: String
     init(_ message: String) { description = message }
+    /// A ShelfScanError's own message; anything else as Swift describes it.
+    init(describing error: any Error) { description = (error as? ShelfScanError)?.message ?? "\(error)" }
 }
 
 extension OutputFormat: ExpressibleByArgument {}

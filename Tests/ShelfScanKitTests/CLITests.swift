@@ -52,6 +52,8 @@ enum CLI {
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["OMP_THREAD_LIMIT"] = "1"
+        // Tests never reach the internet: catalogue lookups use the cache only.
+        environment["SHELFSCAN_OFFLINE"] = "1"
         environment["XDG_DATA_HOME"] = directory.path + "/xdg"
         environment["HOME"] = directory.path
         process.environment = environment

@@ -103,6 +103,24 @@ public struct LibraryDatabase: Sendable {
                 t.column("authors")
             }
         }
+        migrator.registerMigration("v2-lookup-cache") { db in
+            // Every catalogue answer, keyed by source and normalised query; misses too (found = 0).
+            try db.create(table: "lookup_cache") { t in
+                t.primaryKey("key", .text)
+                t.column("found", .boolean).notNull()
+                t.column("body", .text).notNull()
+                t.column("fetchedAt", .datetime).notNull()
+                t.column("expiresAt", .datetime).notNull()
+            }
+            // Library books whose metadata could not be fetched yet (`shelfscan enrich` retries).
+            try db.create(table: "enrich_queue") { t in
+                t.primaryKey("bookId", .integer).references("books", onDelete: .cascade)
+                t.column("reason", .text).notNull()
+                t.column("attempts", .integer).notNull().defaults(to: 0)
+                t.column("lastError", .text)
+                t.column("queuedAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 
@@ -220,6 +238,69 @@ public struct LibraryDatabase: Sendable {
             sql += " LIMIT \(max(1, limit))"
             return try Book.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
         }
+    }
+
+    // MARK: Catalogue cache and enrichment queue
+
+    /// A cached catalogue answer that has not expired: the records (empty for a cached miss).
+    public func cachedLookup(_ key: String, now: Date = Date()) throws(ShelfScanError) -> [BookMetadata]? {
+        let row = try read { db in
+            try Row.fetchOne(db, sql: "SELECT body FROM lookup_cache WHERE key = ? AND expiresAt > ?", arguments: [key, now])
+        }
+        guard let body: String = row?["body"] else { return nil }
+        // An unreadable entry (written by another version) is a miss, not an error.
+        return try? JSONDecoder().decode([BookMetadata].self, from: Data(body.utf8))
+    }
+
+    /// Stores a catalogue answer (an empty list for "no such book") for `lifetime` seconds.
+    public func storeLookup(_ key: String, _ records: [BookMetadata], lifetime: TimeInterval, now: Date = Date()) throws(ShelfScanError) {
+        let body = (try? JSONEncoder().encode(records)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+        try write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO lookup_cache (key, found, body, fetchedAt, expiresAt) VALUES (?, ?, ?, ?, ?)",
+                arguments: [key, !records.isEmpty, body, now, now.addingTimeInterval(lifetime)])
+        }
+    }
+
+    /// Queues a library book for `shelfscan enrich` (once; a second call records the new reason).
+    public func queueForEnrichment(bookId: Int64, reason: String) throws(ShelfScanError) {
+        try write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO enrich_queue (bookId, reason, queuedAt) VALUES (?, ?, ?)
+                    ON CONFLICT(bookId) DO UPDATE SET reason = excluded.reason
+                    """, arguments: [bookId, reason, Date()])
+        }
+    }
+
+    /// The queued books, oldest first.
+    public func enrichmentQueue() throws(ShelfScanError) -> [(book: Book, reason: String, attempts: Int)] {
+        try read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT bookId, reason, attempts FROM enrich_queue ORDER BY queuedAt, bookId")
+            return try rows.compactMap { row -> (Book, String, Int)? in
+                guard let book = try Book.fetchOne(db, key: row["bookId"] as Int64) else { return nil }
+                return (book, row["reason"], row["attempts"])
+            }
+        }
+    }
+
+    /// Records the outcome of an enrichment attempt: the enriched book saved and dequeued, or
+    /// (with `failure`) the attempt counted and the book left queued.
+    public func finishEnrichment(bookId: Int64, enriched: Book?, failure: String?) throws(ShelfScanError) {
+        try write { db in
+            if let enriched { try enriched.update(db) }
+            if let failure {
+                try db.execute(sql: "UPDATE enrich_queue SET attempts = attempts + 1, lastError = ? WHERE bookId = ?",
+                               arguments: [failure, bookId])
+            } else {
+                try db.execute(sql: "DELETE FROM enrich_queue WHERE bookId = ?", arguments: [bookId])
+            }
+        }
+    }
+
+    /// Saves changes to an existing book.
+    public func update(_ book: Book) throws(ShelfScanError) {
+        try write { db in try book.update(db) }
     }
 
     // MARK: Plumbing

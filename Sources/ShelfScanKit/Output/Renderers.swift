@@ -68,6 +68,7 @@ struct RoundedResult: Encodable {
                 t.decode = (t.decode * 10).rounded() / 10
                 t.barcodes = (t.barcodes * 10).rounded() / 10
                 t.matching = (t.matching * 10).rounded() / 10
+                t.lookup = (t.lookup * 10).rounded() / 10
                 t.total = (t.total * 10).rounded() / 10
                 return t
             }())

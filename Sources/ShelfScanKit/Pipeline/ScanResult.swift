@@ -16,6 +16,9 @@ public struct ImageResult: Codable, Sendable {
     public let error: ScanFailure?
     /// Where the time went, in milliseconds.
     public let timings: StageTimings
+    /// Why some catalogue lookups got no answer (offline without cache, network failures).
+    /// Not part of the JSON: the command line reports them once per run.
+    public var lookupProblems: [String] = []
 
     public var succeeded: Bool { error == nil }
 
@@ -51,7 +54,8 @@ public struct ImageResult: Codable, Sendable {
     }
 
     public init(image: String, width: Int, height: Int, format: ImageFormat?, orientation: ExifOrientation?,
-                books: [BookEntity], barcodes: [Barcode], error: ScanFailure?, timings: StageTimings) {
+                books: [BookEntity], barcodes: [Barcode], error: ScanFailure?, timings: StageTimings,
+                lookupProblems: [String] = []) {
         self.image = image
         self.width = width
         self.height = height
@@ -61,6 +65,7 @@ public struct ImageResult: Codable, Sendable {
         self.barcodes = barcodes
         self.error = error
         self.timings = timings
+        self.lookupProblems = lookupProblems
     }
 }
 
@@ -80,6 +85,8 @@ public struct StageTimings: Codable, Sendable {
     public var decode: Double = 0
     public var barcodes: Double = 0
     public var matching: Double = 0
+    /// Catalogue lookups (cache or network).
+    public var lookup: Double = 0
     public var total: Double = 0
 
     public init() {}
@@ -97,13 +104,20 @@ public struct BookEntity: Codable, Sendable {
     public var inLibrary: Bool
     public var libraryId: Int64?
     public var readingStatus: ReadingStatus?
+    /// Where title and authors come from: `library`, `openlibrary`, `googlebooks`, or nil when
+    /// only the ISBN is known.
+    public var source: String?
+    public var publisher: String?
+    public var year: Int?
+    public var coverURL: String?
     /// How sure shelfscan is that this book is in the photo, 0-1.
     public var confidence: Double
     /// What the book was recognised from.
     public var evidence: [Evidence]
 
     enum CodingKeys: String, CodingKey {
-        case title, subtitle, authors, isbn13, isbn10, inLibrary, libraryId, readingStatus, confidence, evidence
+        case title, subtitle, authors, isbn13, isbn10, inLibrary, libraryId, readingStatus, source, publisher, year, coverURL
+        case confidence, evidence
     }
 
     /// Every documented field is present; absent values are `null`.
@@ -117,6 +131,10 @@ public struct BookEntity: Codable, Sendable {
         try c.encode(inLibrary, forKey: .inLibrary)
         try c.encode(libraryId, forKey: .libraryId)
         try c.encode(readingStatus, forKey: .readingStatus)
+        try c.encode(source, forKey: .source)
+        try c.encode(publisher, forKey: .publisher)
+        try c.encode(year, forKey: .year)
+        try c.encode(coverURL, forKey: .coverURL)
         try c.encode(confidence, forKey: .confidence)
         try c.encode(evidence, forKey: .evidence)
     }

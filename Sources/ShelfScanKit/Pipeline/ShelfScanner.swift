@@ -15,10 +15,42 @@ public struct ShelfScanner: Sendable {
     public let options: ScanOptions
     /// The library books are looked up in; nil means "no library": every book is reported as not in it.
     public let library: LibraryDatabase?
+    /// Catalogue lookups for books the library does not describe; nil: none.
+    public let metadata: MetadataService?
 
-    public init(options: ScanOptions = ScanOptions(), library: LibraryDatabase?) {
+    public init(options: ScanOptions = ScanOptions(), library: LibraryDatabase?, metadata: MetadataService? = nil) {
         self.options = options
         self.library = library
+        self.metadata = metadata
+    }
+
+    /// Fills in title, authors and the rest for books known only by ISBN, from the catalogues
+    /// (through the cache). Books the lookups cannot describe stay as they are.
+    public func describe(_ result: ImageResult) async -> ImageResult {
+        guard let metadata else { return result }
+        let unknown = result.books.filter { $0.title == nil }.compactMap(\.isbn13)
+        guard !unknown.isEmpty else { return result }
+        let start = ContinuousClock.now
+        let outcomes = await metadata.lookup(isbns: unknown)
+        var books = result.books
+        for i in books.indices {
+            guard books[i].title == nil, let isbn = books[i].isbn13, case .found(let m)? = outcomes[isbn] else { continue }
+            books[i].title = m.title
+            books[i].subtitle = books[i].subtitle ?? m.subtitle
+            if books[i].authors.isEmpty { books[i].authors = m.authors }
+            books[i].publisher = books[i].publisher ?? m.publisher
+            books[i].year = books[i].year ?? m.year
+            books[i].coverURL = books[i].coverURL ?? m.coverURL
+            books[i].source = m.sources.first?.rawValue
+        }
+        var timings = result.timings
+        timings.lookup = start.millisecondsElapsed
+        timings.total += timings.lookup
+        return ImageResult(image: result.image, width: result.width, height: result.height, format: result.format,
+                           orientation: result.orientation, books: books, barcodes: result.barcodes, error: result.error,
+                           timings: timings, lookupProblems: outcomes.values.compactMap {
+                               if case .unavailable(let why) = $0 { return why } else { return nil }
+                           })
     }
 
     /// Scans one image file. Never throws: a failure is reported in the result's `error`.
@@ -88,7 +120,7 @@ public struct ShelfScanner: Sendable {
                     func launch() {
                         let index = next
                         let path = paths[index]
-                        group.addTask { (index, self.scan(path: path)) }
+                        group.addTask { (index, await self.describe(self.scan(path: path))) }
                         next += 1
                     }
                     while next < paths.count && next < width { launch() }
@@ -128,11 +160,13 @@ struct BookRanker {
             let row = known[isbn13]
             let inLibrary = row?.owned ?? false
             seen[isbn13] = entities.count
+            let title = row.flatMap { $0.title.isEmpty ? nil : $0.title }
             entities.append(BookEntity(
-                title: row.flatMap { $0.title.isEmpty ? nil : $0.title }, subtitle: row?.subtitle,
+                title: title, subtitle: row?.subtitle,
                 authors: row?.authors ?? [], isbn13: isbn13, isbn10: code.isbn10,
                 inLibrary: inLibrary, libraryId: inLibrary ? row?.id : nil,
                 readingStatus: inLibrary ? row?.readingStatus : nil,
+                source: title == nil ? nil : "library", publisher: row?.publisher, year: row?.year, coverURL: row?.coverURL,
                 confidence: Self.confidence(code), evidence: [Evidence(barcode: code)]))
         }
         // Best first: confidence, then the larger (nearer, more central) barcode.
