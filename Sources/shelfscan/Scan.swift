@@ -63,7 +63,8 @@ struct Scan: AsyncParsableCommand {
             first = false
         }
         StandardOutput.write(renderer.footer())
-        if let problem = lookupProblems.first {
+        // Offline by choice: books without a cached answer are expected, not worth a warning.
+        if !lookupOptions.offline, let problem = lookupProblems.first {
             StandardError.line("shelfscan: warning: \(lookupProblems.count) catalogue lookup\(lookupProblems.count == 1 ? "" : "s") got no answer (\(problem)); those books are shown by ISBN only")
         }
         if failures > 0 {
