@@ -57,7 +57,7 @@ public struct HTTPClient: Sendable {
         defer { curl_easy_cleanup(handle) }
         let transfer = Transfer(limit: maxBodyBytes)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
-        var headerList: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Accept: \(accept)")
+        let headerList = curl_slist_append(nil, "Accept: \(accept)")
         defer { curl_slist_free_all(headerList) }
 
         shelfscan_curl_set_string(handle, CURLOPT_URL, url)
@@ -107,7 +107,6 @@ public struct HTTPClient: Sendable {
         }
         var status = 0
         shelfscan_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        _ = headerList
         return HTTPResponse(status: status, headers: transfer.headers, body: transfer.body)
     }
 

@@ -29,7 +29,7 @@ public actor HostRateLimiter {
 }
 
 /// GET with manners: a per-host rate limit, a User-Agent, and retries with exponential backoff
-/// on 5xx and 429 that honour `Retry-After`.
+/// on 5xx and 429 that honour `Retry-After`. Transport failures are not retried.
 public struct PoliteFetcher: Sendable {
     public let http: HTTPClient
     public let limiter: HostRateLimiter
@@ -53,17 +53,10 @@ public struct PoliteFetcher: Sendable {
         var lastProblem = ""
         for attempt in 1...maxAttempts {
             await limiter.acquire(host)
-            let response: HTTPResponse
-            do {
-                response = try await http.get(url)
-            } catch {
-                // Timeouts and refused connections are worth one more try; a missing host is not.
-                lastProblem = error.message
-                if error.message.contains("host not found") || attempt == maxAttempts { throw error }
-                try? await Task.sleep(for: delay)
-                delay *= 2
-                continue
-            }
+            // Transport failures (no route, refused, timed out) are not retried: waiting again
+            // for a host that did not answer only stalls the scan, and nothing is cached, so the
+            // next run asks again.
+            let response = try await http.get(url)
             switch response.status {
             case 200..<300, 404:
                 return response
