@@ -33,7 +33,7 @@ enum SampleBooks {
 
 @Suite("Library database: files and migrations")
 struct LibraryFileTests {
-    static let migrations = ["v1-books", "v1-books-fts", "v2-lookup-cache"]
+    static let migrations = ["v1-books", "v1-books-fts", "v2-lookup-cache", "v3-import"]
 
     @Test("an in-memory library is fully migrated")
     func inMemoryMigrated() throws {

@@ -35,6 +35,8 @@ public struct Book: Codable, Sendable, Equatable, Identifiable, FetchableRecord,
     public var notes: String?
     /// False for reference-catalogue rows that are not on the user's shelves.
     public var owned: Bool
+    /// Copies on the shelves (an import with `--copies` counts repeats).
+    public var copies: Int
 
     public enum Columns {
         static let id = Column(CodingKeys.id)
@@ -51,7 +53,7 @@ public struct Book: Codable, Sendable, Equatable, Identifiable, FetchableRecord,
         publisher: String? = nil, year: Int? = nil, pageCount: Int? = nil, language: String? = nil,
         categories: [String] = [], description: String? = nil, coverURL: String? = nil,
         source: String = "manual", dateAdded: Date = Date(), readingStatus: ReadingStatus? = .wantToRead,
-        rating: Int? = nil, notes: String? = nil, owned: Bool = true
+        rating: Int? = nil, notes: String? = nil, owned: Bool = true, copies: Int = 1
     ) {
         self.id = id
         self.isbn13 = isbn?.isbn13
@@ -72,6 +74,7 @@ public struct Book: Codable, Sendable, Equatable, Identifiable, FetchableRecord,
         self.rating = rating
         self.notes = notes
         self.owned = owned
+        self.copies = copies
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {

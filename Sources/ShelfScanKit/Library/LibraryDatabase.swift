@@ -121,6 +121,21 @@ public struct LibraryDatabase: Sendable {
                 t.column("queuedAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v3-import") { db in
+            try db.alter(table: "books") { t in
+                t.add(column: "copies", .integer).notNull().defaults(to: 1)
+            }
+            // Files a bulk import has finished, by content hash: a re-run skips them, so a killed
+            // import resumes where it stopped. For ISBN lists, how many lines are done.
+            try db.create(table: "import_files") { t in
+                t.primaryKey("hash", .text)
+                t.column("path", .text).notNull()
+                t.column("outcome", .text).notNull()
+                t.column("linesDone", .integer).notNull().defaults(to: 0)
+                t.column("finished", .boolean).notNull().defaults(to: false)
+                t.column("importedAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 
@@ -301,6 +316,79 @@ public struct LibraryDatabase: Sendable {
     /// Saves changes to an existing book.
     public func update(_ book: Book) throws(ShelfScanError) {
         try write { db in try book.update(db) }
+    }
+
+    // MARK: Bulk import
+
+    /// What importing one ISBN did.
+    public enum ImportOutcome: Sendable, Equatable {
+        /// A new library book (`described` when a catalogue row already described it).
+        case imported(bookId: Int64, described: Bool)
+        case alreadyPresent(bookId: Int64)
+        /// `countCopies`: one more copy of a book already present.
+        case copyAdded(bookId: Int64, copies: Int)
+    }
+
+    /// Where an import stands with one input file (by content hash).
+    public struct ImportState: Sendable {
+        public let linesDone: Int
+        public let finished: Bool
+    }
+
+    /// The recorded state of an input, if an import has seen it.
+    public func importState(hash: String) throws(ShelfScanError) -> ImportState? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT linesDone, finished FROM import_files WHERE hash = ?", arguments: [hash])
+                .map { ImportState(linesDone: $0["linesDone"], finished: $0["finished"]) }
+        }
+    }
+
+    /// Adds ISBNs and records the input's progress in ONE transaction: after a crash, either both
+    /// happened or neither did, so a re-run neither loses nor duplicates anything. New books are
+    /// stored by ISBN and queued for enrichment; owned ones are reported (or counted as copies).
+    public func importBooks(_ isbns: [ISBN], source: String, status: ReadingStatus?, countCopies: Bool,
+                            input: (hash: String, path: String, outcome: String, linesDone: Int, finished: Bool)?)
+        throws(ShelfScanError) -> [ImportOutcome]
+    {
+        try write { db in
+            var outcomes: [ImportOutcome] = []
+            let now = Date()
+            for isbn in isbns {
+                if var existing = try Book.filter(Book.Columns.isbn13 == isbn.isbn13).fetchOne(db) {
+                    if existing.owned {
+                        if countCopies {
+                            existing.copies += 1
+                            try existing.update(db)
+                            outcomes.append(.copyAdded(bookId: existing.id!, copies: existing.copies))
+                        } else {
+                            outcomes.append(.alreadyPresent(bookId: existing.id!))
+                        }
+                        continue
+                    }
+                    // A reference-catalogue row becomes the owned book.
+                    existing.owned = true
+                    existing.readingStatus = status
+                    existing.dateAdded = now
+                    try existing.update(db)
+                    outcomes.append(.imported(bookId: existing.id!, described: !existing.title.isEmpty))
+                    continue
+                }
+                var book = Book(isbn: isbn, title: "", source: source, dateAdded: now, readingStatus: status)
+                try book.insert(db)
+                try db.execute(sql: "INSERT OR IGNORE INTO enrich_queue (bookId, reason, queuedAt) VALUES (?, ?, ?)",
+                               arguments: [book.id!, "imported by ISBN", now])
+                outcomes.append(.imported(bookId: book.id!, described: false))
+            }
+            if let input {
+                try db.execute(
+                    sql: """
+                        INSERT INTO import_files (hash, path, outcome, linesDone, finished, importedAt) VALUES (?, ?, ?, ?, ?, ?)
+                        ON CONFLICT(hash) DO UPDATE SET path = excluded.path, outcome = excluded.outcome,
+                            linesDone = excluded.linesDone, finished = excluded.finished, importedAt = excluded.importedAt
+                        """, arguments: [input.hash, input.path, input.outcome, input.linesDone, input.finished, now])
+            }
+            return outcomes
+        }
     }
 
     // MARK: Plumbing
