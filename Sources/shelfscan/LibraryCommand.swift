@@ -7,7 +7,7 @@ struct LibraryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "library",
         abstract: "Add, list, show, search and remove books in your library.",
-        subcommands: [Add.self, List.self, Show.self, Search.self, Remove.self])
+        subcommands: [Add.self, List.self, Show.self, Search.self, Remove.self, Export.self, ImportCSV.self])
 
     enum ListFormat: String, ExpressibleByArgument { case table, json, csv }
 
@@ -139,6 +139,63 @@ struct LibraryCommand: AsyncParsableCommand {
             } catch let error as ShelfScanError {
                 throw CLIError(error.message)
             }
+        }
+    }
+}
+
+extension LibraryCommand {
+    enum ExportFormat: String, ExpressibleByArgument { case goodreads, csv, json }
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the library as a Goodreads export CSV, a plain CSV of every field, or JSON.")
+        @Option(name: .shortAndLong, help: "goodreads, csv or json.") var format: ExportFormat = .goodreads
+        @Option(name: .shortAndLong, help: ArgumentHelp("Write here instead of standard output.", valueName: "file")) var output: String?
+        @OptionGroup var library: LibraryOptions
+
+        func run() throws {
+            let books: [Book]
+            do { books = try library.openIfPresent()?.list().reversed() ?? [] } catch { throw CLIError(describing: error) }
+            let text: String
+            switch format {
+            case .goodreads: text = LibraryExchange.goodreadsCSV(books)
+            case .csv: text = LibraryExchange.plainCSV(books)
+            case .json: text = ResultJSON.string(books, pretty: true) + "\n"
+            }
+            guard let output else { print(text, terminator: ""); return }
+            // Written beside and renamed, so an interrupted export never leaves half a file.
+            let temporary = output + ".part"
+            do {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
+                _ = try? FileManager.default.removeItem(atPath: output)
+                try FileManager.default.moveItem(atPath: temporary, toPath: output)
+            } catch {
+                throw CLIError("\(output): cannot write the export (\(error.localizedDescription))")
+            }
+            StandardError.line("exported \(books.count) books to \(output)")
+        }
+    }
+
+    struct ImportCSV: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "import",
+            abstract: "Read a Goodreads export, or any CSV with title/author/ISBN columns, into the library.",
+            discussion: "Goodreads shelves become reading status; books already present (same ISBN, or same title and first author) are not added twice.")
+        @Argument(help: ArgumentHelp("The CSV file.", valueName: "file")) var file: String
+        @OptionGroup var library: LibraryOptions
+
+        func run() throws {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw CLIError("\(file): cannot be read; check the path")
+            }
+            let result: LibraryExchange.ImportResult
+            do {
+                result = try LibraryExchange.importCSV(String(decoding: data, as: UTF8.self), into: library.open(), source: "import")
+            } catch {
+                throw CLIError("\(file): \(CLIError(describing: error).description)")
+            }
+            print("\(result.imported.count) imported, \(result.duplicates.count) already in the library, \(result.skipped.count) skipped")
+            for line in result.warnings + result.skipped { print("  \(line)") }
         }
     }
 }

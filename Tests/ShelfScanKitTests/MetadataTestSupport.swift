@@ -121,11 +121,11 @@ enum CatalogueJSON {
         return info
     }
 
-    static let googleNineteen84 = googleInfo(
+    static var googleNineteen84: [String: Any] { googleInfo(
         isbn: nineteen84ISBN, title: "1984", authors: ["George Orwell"], publisher: "Signet Classic",
         publishedDate: "1961-01-01", pageCount: 328, categories: ["Fiction"],
         description: "A dystopian novel about a totalitarian regime.",
-        thumbnail: "http://books.google.com/books/content?id=kotPYEqx7kMC&printsec=frontcover&img=1")
+        thumbnail: "http://books.google.com/books/content?id=kotPYEqx7kMC&printsec=frontcover&img=1") }
 }
 
 /// Routes for the test server that behave like the catalogues.

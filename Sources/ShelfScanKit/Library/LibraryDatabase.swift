@@ -156,19 +156,7 @@ public struct LibraryDatabase: Sendable {
                 guard !existing.owned else {
                     throw ShelfScanError(.invalidArgument, "ISBN \(isbn) is already in the library as #\(existing.id ?? 0) \"\(existing.title)\"")
                 }
-                var adopted = book
-                adopted.id = existing.id
-                if adopted.title.isEmpty { adopted.title = existing.title }
-                if adopted.authors.isEmpty { adopted.authors = existing.authors }
-                adopted.subtitle = adopted.subtitle ?? existing.subtitle
-                adopted.publisher = adopted.publisher ?? existing.publisher
-                adopted.year = adopted.year ?? existing.year
-                adopted.pageCount = adopted.pageCount ?? existing.pageCount
-                adopted.language = adopted.language ?? existing.language
-                if adopted.categories.isEmpty { adopted.categories = existing.categories }
-                adopted.description = adopted.description ?? existing.description
-                adopted.coverURL = adopted.coverURL ?? existing.coverURL
-                adopted.owned = true
+                let adopted = MetadataMerge.adopt(existing, as: book)
                 try adopted.update(db)
                 return adopted
             }
@@ -389,6 +377,44 @@ public struct LibraryDatabase: Sendable {
             }
             return outcomes
         }
+    }
+
+    /// Adds books in one transaction, skipping any already owned (same ISBN, or, without an
+    /// ISBN, the same normalised title and first author). Returns, per book, whether it was added.
+    public func addUnlessPresent(_ books: [Book]) throws(ShelfScanError) -> [Bool] {
+        try write { db in
+            var added: [Bool] = []
+            var seenKeys = Set<String>()
+            for book in books {
+                let key = Self.titleKey(book)
+                if let isbn = book.isbn13, var existing = try Book.filter(Book.Columns.isbn13 == isbn).fetchOne(db) {
+                    if existing.owned { added.append(false); continue }
+                    existing = MetadataMerge.adopt(existing, as: book)
+                    try existing.update(db)
+                    added.append(true)
+                    continue
+                }
+                if !key.isEmpty {
+                    if seenKeys.contains(key) { added.append(false); continue }
+                    let candidates = try Book.filter(Book.Columns.owned == true).filter(sql: "lower(title) = ?", arguments: [book.title.lowercased()]).fetchAll(db)
+                    if candidates.contains(where: { Self.titleKey($0) == key && (book.isbn13 == nil || $0.isbn13 == nil) }) {
+                        added.append(false)
+                        continue
+                    }
+                    seenKeys.insert(key)
+                }
+                var copy = book
+                try copy.insert(db)
+                added.append(true)
+            }
+            return added
+        }
+    }
+
+    /// Normalised title and first author, for finding the same book without an ISBN.
+    static func titleKey(_ b: Book) -> String {
+        guard !b.title.isEmpty else { return "" }
+        return MetadataService.normalise(b.title) + "|" + MetadataService.normalise(b.authors.first ?? "")
     }
 
     // MARK: Plumbing

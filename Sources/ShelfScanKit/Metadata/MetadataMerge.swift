@@ -48,6 +48,25 @@ public enum MetadataMerge {
         return b
     }
 
+    /// A reference-catalogue row taken onto the shelves: the new record's data, with the
+    /// catalogue row's details where the new record has none, under the row's id.
+    public static func adopt(_ catalogueRow: Book, as book: Book) -> Book {
+        var adopted = book
+        adopted.id = catalogueRow.id
+        if adopted.title.isEmpty { adopted.title = catalogueRow.title }
+        if adopted.authors.isEmpty { adopted.authors = catalogueRow.authors }
+        adopted.subtitle = adopted.subtitle ?? catalogueRow.subtitle
+        adopted.publisher = adopted.publisher ?? catalogueRow.publisher
+        adopted.year = adopted.year ?? catalogueRow.year
+        adopted.pageCount = adopted.pageCount ?? catalogueRow.pageCount
+        adopted.language = adopted.language ?? catalogueRow.language
+        if adopted.categories.isEmpty { adopted.categories = catalogueRow.categories }
+        adopted.description = adopted.description ?? catalogueRow.description
+        adopted.coverURL = adopted.coverURL ?? catalogueRow.coverURL
+        adopted.owned = true
+        return adopted
+    }
+
     /// A new library record from catalogue data.
     public static func book(from m: BookMetadata, status: ReadingStatus? = .wantToRead, owned: Bool = true) -> Book {
         var b = Book(isbn: m.isbn13.flatMap { ISBN($0) }, title: m.title, subtitle: m.subtitle, authors: m.authors,
