@@ -255,6 +255,28 @@ public struct LibraryDatabase: Sendable {
         return try? JSONDecoder().decode([BookMetadata].self, from: Data(body.utf8))
     }
 
+    /// Several cached answers in one read (keys without a live entry are absent).
+    public func cachedLookups(_ keys: [String], now: Date = Date()) throws(ShelfScanError) -> [String: [BookMetadata]] {
+        guard !keys.isEmpty else { return [:] }
+        return try read { db in
+            var found: [String: [BookMetadata]] = [:]
+            let decoder = JSONDecoder()
+            for start in stride(from: 0, to: keys.count, by: 500) {
+                let chunk = Array(keys[start..<min(start + 500, keys.count)])
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                var arguments = StatementArguments(chunk)
+                arguments += [now]
+                let rows = try Row.fetchAll(db, sql: "SELECT key, body FROM lookup_cache WHERE key IN (\(marks)) AND expiresAt > ?",
+                                            arguments: arguments)
+                for row in rows {
+                    let body: String = row["body"]
+                    if let records = try? decoder.decode([BookMetadata].self, from: Data(body.utf8)) { found[row["key"]] = records }
+                }
+            }
+            return found
+        }
+    }
+
     /// Stores a catalogue answer (an empty list for "no such book") for `lifetime` seconds.
     public func storeLookup(_ key: String, _ records: [BookMetadata], lifetime: TimeInterval, now: Date = Date()) throws(ShelfScanError) {
         let body = (try? JSONEncoder().encode(records)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
@@ -287,16 +309,33 @@ public struct LibraryDatabase: Sendable {
         }
     }
 
+    /// The queued books' ids and ISBN-13s only: cheap for a queue of 100,000.
+    public func enrichmentQueueISBNs() throws(ShelfScanError) -> [(bookId: Int64, isbn13: String?)] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT q.bookId, b.isbn13 FROM enrich_queue q JOIN books b ON b.id = q.bookId ORDER BY q.queuedAt, q.bookId
+                """).map { ($0["bookId"], $0["isbn13"]) }
+        }
+    }
+
     /// Records the outcome of an enrichment attempt: the enriched book saved and dequeued, or
     /// (with `failure`) the attempt counted and the book left queued.
     public func finishEnrichment(bookId: Int64, enriched: Book?, failure: String?) throws(ShelfScanError) {
+        try finishEnrichments([(bookId, enriched, failure)])
+    }
+
+    /// Several outcomes in one transaction.
+    public func finishEnrichments(_ outcomes: [(bookId: Int64, enriched: Book?, failure: String?)]) throws(ShelfScanError) {
+        guard !outcomes.isEmpty else { return }
         try write { db in
-            if let enriched { try enriched.update(db) }
-            if let failure {
-                try db.execute(sql: "UPDATE enrich_queue SET attempts = attempts + 1, lastError = ? WHERE bookId = ?",
-                               arguments: [failure, bookId])
-            } else {
-                try db.execute(sql: "DELETE FROM enrich_queue WHERE bookId = ?", arguments: [bookId])
+            for (bookId, enriched, failure) in outcomes {
+                if let enriched { try enriched.update(db) }
+                if let failure {
+                    try db.execute(sql: "UPDATE enrich_queue SET attempts = attempts + 1, lastError = ? WHERE bookId = ?",
+                                   arguments: [failure, bookId])
+                } else {
+                    try db.execute(sql: "DELETE FROM enrich_queue WHERE bookId = ?", arguments: [bookId])
+                }
             }
         }
     }
@@ -341,31 +380,37 @@ public struct LibraryDatabase: Sendable {
         try write { db in
             var outcomes: [ImportOutcome] = []
             let now = Date()
+            // Raw, cached statements: this loop runs for every line of a 100,000-line list.
+            let find = try db.cachedStatement(sql: "SELECT id, owned, copies FROM books WHERE isbn13 = ?")
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO books (isbn13, isbn10, title, authors, categories, source, dateAdded, readingStatus, owned, copies)
+                VALUES (?, ?, '', '[]', '[]', ?, ?, ?, 1, 1)
+                """)
+            let queue = try db.cachedStatement(sql: "INSERT OR IGNORE INTO enrich_queue (bookId, reason, queuedAt) VALUES (?, ?, ?)")
             for isbn in isbns {
-                if var existing = try Book.filter(Book.Columns.isbn13 == isbn.isbn13).fetchOne(db) {
-                    if existing.owned {
+                if let row = try Row.fetchOne(find, arguments: [isbn.isbn13]) {
+                    let id: Int64 = row["id"]
+                    if row["owned"] as Bool {
                         if countCopies {
-                            existing.copies += 1
-                            try existing.update(db)
-                            outcomes.append(.copyAdded(bookId: existing.id!, copies: existing.copies))
+                            let copies = (row["copies"] as Int) + 1
+                            try db.execute(sql: "UPDATE books SET copies = ? WHERE id = ?", arguments: [copies, id])
+                            outcomes.append(.copyAdded(bookId: id, copies: copies))
                         } else {
-                            outcomes.append(.alreadyPresent(bookId: existing.id!))
+                            outcomes.append(.alreadyPresent(bookId: id))
                         }
                         continue
                     }
                     // A reference-catalogue row becomes the owned book.
-                    existing.owned = true
-                    existing.readingStatus = status
-                    existing.dateAdded = now
-                    try existing.update(db)
-                    outcomes.append(.imported(bookId: existing.id!, described: !existing.title.isEmpty))
+                    try db.execute(sql: "UPDATE books SET owned = 1, readingStatus = ?, dateAdded = ? WHERE id = ?",
+                                   arguments: [status?.rawValue, now, id])
+                    let title = try String.fetchOne(db, sql: "SELECT title FROM books WHERE id = ?", arguments: [id]) ?? ""
+                    outcomes.append(.imported(bookId: id, described: !title.isEmpty))
                     continue
                 }
-                var book = Book(isbn: isbn, title: "", source: source, dateAdded: now, readingStatus: status)
-                try book.insert(db)
-                try db.execute(sql: "INSERT OR IGNORE INTO enrich_queue (bookId, reason, queuedAt) VALUES (?, ?, ?)",
-                               arguments: [book.id!, "imported by ISBN", now])
-                outcomes.append(.imported(bookId: book.id!, described: false))
+                try insert.execute(arguments: [isbn.isbn13, isbn.isbn10, source, now, status?.rawValue])
+                let id = db.lastInsertedRowID
+                try queue.execute(arguments: [id, "imported by ISBN", now])
+                outcomes.append(.imported(bookId: id, described: false))
             }
             if let input {
                 try db.execute(

@@ -60,30 +60,29 @@ public struct LibraryEnricher: Sendable {
     /// knows leave it too (reported); failures stay, with the attempt counted.
     public func enrichQueue() async throws(ShelfScanError) -> QueueReport {
         var report = QueueReport()
-        let queue = try library.enrichmentQueue()
-        let isbns = queue.compactMap { $0.book.isbn13 }
-        let outcomes = await metadata.lookup(isbns: isbns)
-        for entry in queue {
-            let book = entry.book
-            guard let isbn = book.isbn13 else {
-                try library.finishEnrichment(bookId: book.id!, enriched: nil, failure: nil)
-                report.notFound.append(book)
-                continue
-            }
-            switch outcomes[isbn] ?? .notFound {
+        let queue = try library.enrichmentQueueISBNs()
+        let outcomes = await metadata.lookup(isbns: queue.compactMap(\.isbn13))
+        var writes: [(bookId: Int64, enriched: Book?, failure: String?)] = []
+        for (bookId, isbn) in queue {
+            // Whole records are read only for books there is something to write into.
+            func load() throws(ShelfScanError) -> Book? { try library.book(id: bookId) }
+            switch isbn.flatMap({ outcomes[$0] }) ?? .notFound {
             case .found(let m):
+                guard let book = try load() else { continue }
                 let filled = MetadataMerge.fill(book, with: m)
-                try library.finishEnrichment(bookId: book.id!, enriched: filled, failure: nil)
-                await saveCover(for: filled)
+                writes.append((bookId, filled, nil))
                 report.enriched.append(filled)
             case .notFound:
-                try library.finishEnrichment(bookId: book.id!, enriched: nil, failure: nil)
-                report.notFound.append(book)
+                writes.append((bookId, nil, nil))
+                if let book = try load() { report.notFound.append(book) }
             case .unavailable(let why):
-                try library.finishEnrichment(bookId: book.id!, enriched: nil, failure: why)
-                report.stillQueued.append((book, why))
+                writes.append((bookId, nil, why))
+                report.stillQueued.append((Book(id: bookId, isbn: isbn.flatMap { ISBN($0) }, title: ""), why))
             }
         }
+        // One transaction for the whole queue: a 100,000-book import is enriched in one write.
+        try library.finishEnrichments(writes)
+        for book in report.enriched { await saveCover(for: book) }
         return report
     }
 

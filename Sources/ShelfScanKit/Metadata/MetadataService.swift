@@ -87,8 +87,9 @@ public struct MetadataService: Sendable {
             // Google is the fallback: only for ISBNs no earlier source knows.
             let pending = source == .googlebooks ? wanted.filter { (answers[$0] ?? []).isEmpty } : wanted
             var uncached: [String] = []
+            let cachedAnswers = (try? cache?.cachedLookups(pending.map { "\(source.rawValue)|isbn|\($0)" })) ?? [:]
             for isbn in pending {
-                if let cached = cachedAnswer(source: source, isbn: isbn) {
+                if let cached = cachedAnswers["\(source.rawValue)|isbn|\(isbn)"] {
                     asked[isbn, default: 0] += 1
                     if let record = cached.first { answers[isbn, default: []].append(record) }
                 } else {
@@ -165,10 +166,6 @@ public struct MetadataService: Sendable {
             }
             return found
         }
-    }
-
-    private func cachedAnswer(source: MetadataSource, isbn: String) -> [BookMetadata]? {
-        try? cache?.cachedLookup("\(source.rawValue)|isbn|\(isbn)")
     }
 
     private func store(source: MetadataSource, key: String, _ records: [BookMetadata], found: Bool) {
