@@ -107,14 +107,15 @@ public struct BulkImporter: Sendable {
     static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "tif", "tiff", "webp", "gif", "pnm", "pgm", "ppm", "pbm", "bmp"]
     static let listExtensions: Set<String> = ["txt", "csv", "tsv", "lst", "isbn"]
 
-    /// Image files and ISBN lists under `paths` (folders recursively, in name order); what cannot
-    /// be used is reported.
+    /// Image files and ISBN lists under `paths`: files as given (lists by their .txt/.csv/.tsv
+    /// extension), folders recursively for images only, in name order (sidecar text files in a
+    /// photo folder are not ISBN lists). What cannot be used is reported.
     public static func expand(_ paths: [String]) -> (images: [String], lists: [String], problems: [ImportReport.Item]) {
         var images: [String] = [], lists: [String] = [], problems: [ImportReport.Item] = []
         let fm = FileManager.default
         func classify(_ path: String, explicit: Bool) {
             let ext = (path as NSString).pathExtension.lowercased()
-            if listExtensions.contains(ext) { lists.append(path) } else if imageExtensions.contains(ext) || explicit { images.append(path) }
+            if explicit && listExtensions.contains(ext) { lists.append(path) } else if imageExtensions.contains(ext) || explicit { images.append(path) }
         }
         for path in paths {
             var isDirectory: ObjCBool = false
