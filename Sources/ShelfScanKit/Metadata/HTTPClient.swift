@@ -31,13 +31,17 @@ public struct HTTPClient: Sendable {
     /// any HTTP status is returned, for the caller to judge.
     public func get(_ url: String, accept: String = "application/json") async throws(ShelfScanError) -> HTTPResponse {
         let result: Result<HTTPResponse, ShelfScanError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            // A thread of its own: a hung server must not hold one of the few threads Dispatch
+            // and the cooperative pool share on a two-core machine.
+            let thread = Thread {
                 do throws(ShelfScanError) {
                     continuation.resume(returning: .success(try self.getBlocking(url, accept: accept)))
                 } catch {
                     continuation.resume(returning: .failure(error))
                 }
             }
+            thread.stackSize = 1 << 20
+            thread.start()
         }
         return try result.get()
     }
@@ -112,7 +116,7 @@ public struct HTTPClient: Sendable {
 
     private static func describe(_ code: CURLcode, timeout: Double) -> String {
         switch code {
-        case CURLE_OPERATION_TIMEDOUT: return "no answer within \(Int(timeout)) s; try again later"
+        case CURLE_OPERATION_TIMEDOUT: return "no answer within \(String(format: "%g", timeout)) s; try again later"
         case CURLE_COULDNT_RESOLVE_HOST: return "host not found (offline? use --offline to skip lookups)"
         case CURLE_COULDNT_CONNECT: return "connection refused or unreachable (offline? use --offline to skip lookups)"
         default: return String(cString: curl_easy_strerror(code))

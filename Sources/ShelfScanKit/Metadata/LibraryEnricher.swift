@@ -91,7 +91,7 @@ public struct LibraryEnricher: Sendable {
     func saveCover(for book: Book) async {
         guard let folder = coversFolder, let id = book.id, let url = book.coverURL,
               url.hasPrefix("https://") || url.hasPrefix("http://") else { return }
-        guard let response = try? await metadata.fetcher.get(url, service: "cover server"), response.status == 200,
+        guard let response = try? await metadata.fetcher.get(url, service: "cover server", accept: "image/jpeg, image/png"), response.status == 200,
               let format = ImageFormat.sniff(response.body), format == .jpeg || format == .png else { return }
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let path = "\(folder)/\(id).\(format == .png ? "png" : "jpg")"

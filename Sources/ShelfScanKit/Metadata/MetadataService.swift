@@ -72,9 +72,9 @@ public struct MetadataService: Sendable {
         fetcher = PoliteFetcher(http: http, limiter: limiter)
         openLibrary = OpenLibraryClient(baseURL: options.openLibraryURL, coversURL: options.coversURL, fetcher: fetcher)
         googleBooks = GoogleBooksClient(baseURL: options.googleBooksURL, apiKey: options.googleAPIKey, fetcher: fetcher)
-        await limiter.setInterval(options.contact == nil ? .seconds(1) : .milliseconds(334), for: HTTPClient.host(options.openLibraryURL))
-        await limiter.setInterval(.seconds(1), for: HTTPClient.host(options.googleBooksURL))
-        await limiter.setInterval(.milliseconds(334), for: HTTPClient.host(options.coversURL))
+        await limiter.tighten(options.contact == nil ? .seconds(1) : .milliseconds(334), for: HTTPClient.host(options.openLibraryURL))
+        await limiter.tighten(.seconds(1), for: HTTPClient.host(options.googleBooksURL))
+        await limiter.tighten(.milliseconds(334), for: HTTPClient.host(options.coversURL))
     }
 
     /// Looks up ISBN-13s: the cache first, then (unless offline) the catalogues in priority order.
@@ -101,17 +101,17 @@ public struct MetadataService: Sendable {
                 for isbn in uncached { failures[isbn] = failures[isbn] ?? "offline, and no cached answer" }
                 continue
             }
-            do throws(ShelfScanError) {
-                let fetched = try await fetch(source: source, isbns: uncached)
-                for isbn in uncached {
-                    asked[isbn, default: 0] += 1
-                    let record = fetched[isbn]
-                    store(source: source, key: "isbn|\(isbn)", record.map { [$0] } ?? [], found: record != nil)
-                    if let record { answers[isbn, default: []].append(record) }
-                }
-            } catch {
+            let (fetched, failed) = await fetch(source: source, isbns: uncached)
+            for isbn in uncached {
                 // Nothing is cached for a failure: the next run asks again.
-                for isbn in uncached { failures[isbn] = error.message }
+                if let failure = failed[isbn] {
+                    failures[isbn] = failure
+                    continue
+                }
+                asked[isbn, default: 0] += 1
+                let record = fetched[isbn]
+                store(source: source, key: "isbn|\(isbn)", record.map { [$0] } ?? [], found: record != nil)
+                if let record { answers[isbn, default: []].append(record) }
             }
         }
         var outcomes: [String: LookupOutcome] = [:]
@@ -155,16 +155,31 @@ public struct MetadataService: Sendable {
         return .success(results)
     }
 
-    private func fetch(source: MetadataSource, isbns: [String]) async throws(ShelfScanError) -> [String: BookMetadata] {
+    /// Answers per ISBN, and failures per ISBN: one failed request never discards the answers
+    /// already received.
+    private func fetch(source: MetadataSource, isbns: [String]) async -> ([String: BookMetadata], [String: String]) {
         switch source {
         case .openlibrary:
-            return try await openLibrary.books(isbns: isbns)
-        case .googlebooks:
-            var found: [String: BookMetadata] = [:]
-            for isbn in isbns {
-                if let book = try await googleBooks.book(isbn13: isbn) { found[isbn] = book }
+            do throws(ShelfScanError) {
+                return (try await openLibrary.books(isbns: isbns), [:])
+            } catch {
+                return ([:], Dictionary(uniqueKeysWithValues: isbns.map { ($0, error.message) }))
             }
-            return found
+        case .googlebooks:
+            var found: [String: BookMetadata] = [:], failed: [String: String] = [:]
+            for isbn in isbns {
+                do throws(ShelfScanError) {
+                    if let book = try await googleBooks.book(isbn13: isbn) { found[isbn] = book }
+                } catch {
+                    failed[isbn] = error.message
+                    // A quota or an outage will not end in the next second: stop asking.
+                    if error.code == .rateLimited || error.code == .network {
+                        for rest in isbns where found[rest] == nil && failed[rest] == nil { failed[rest] = error.message }
+                        break
+                    }
+                }
+            }
+            return (found, failed)
         }
     }
 

@@ -21,6 +21,12 @@ public actor HostRateLimiter {
         if slot > now { try? await Task.sleep(until: slot, clock: .continuous) }
     }
 
+    /// Sets `host`'s spacing to the longest of the current and `interval` (several services on one
+    /// host, a mirror or a test server, get the strictest of their limits).
+    public func tighten(_ interval: Duration, for host: String) {
+        intervals[host] = max(intervals[host] ?? .zero, interval)
+    }
+
     /// Holds every request to `host` back until `delay` from now.
     public func hold(_ host: String, for delay: Duration) {
         let until = ContinuousClock.now + delay
@@ -47,7 +53,7 @@ public struct PoliteFetcher: Sendable {
 
     /// Fetches `url`. Returns 2xx and 404 responses (a 404 is an answer: "no such book");
     /// throws `.rateLimited` when the host keeps answering 429, `.network` for other failures.
-    public func get(_ url: String, service: String) async throws(ShelfScanError) -> HTTPResponse {
+    public func get(_ url: String, service: String, accept: String = "application/json") async throws(ShelfScanError) -> HTTPResponse {
         let host = HTTPClient.host(url)
         var delay = backoff
         var lastProblem = ""
@@ -56,15 +62,18 @@ public struct PoliteFetcher: Sendable {
             // Transport failures (no route, refused, timed out) are not retried: waiting again
             // for a host that did not answer only stalls the scan, and nothing is cached, so the
             // next run asks again.
-            let response = try await http.get(url)
+            let response = try await http.get(url, accept: accept)
             switch response.status {
             case 200..<300, 404:
                 return response
             case 429, 500..<600:
                 let wait = Self.retryAfter(response.headers["retry-after"]) ?? delay
                 lastProblem = "\(service) answered \(response.status)"
-                if response.status == 429 && wait > maxRetryAfter {
-                    throw ShelfScanError(.rateLimited, "\(service) says to wait \(Self.seconds(wait)) s (HTTP 429: request quota used up); try later, or add an API key or contact address")
+                if wait > maxRetryAfter {
+                    if response.status == 429 {
+                        throw ShelfScanError(.rateLimited, "\(service) says to wait \(Self.seconds(wait)) s (HTTP 429: request quota used up); try later, or add an API key or contact address")
+                    }
+                    throw ShelfScanError(.network, "\(service) is unavailable (HTTP \(response.status)) and says to wait \(Self.seconds(wait)) s; try later")
                 }
                 if attempt == maxAttempts {
                     if response.status == 429 {
