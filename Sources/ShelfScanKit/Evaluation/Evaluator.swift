@@ -13,24 +13,63 @@ public struct Evaluator: Sendable {
     /// The outcome of an evaluation run.
     public struct Report: Codable, Sendable {
         public let directory: String
+        /// Barcodes, per image, per set (first folder of the image path) and in total.
         public let images: [BarcodeImageScore]
         public let sets: [String: BarcodeTotals]
         public let total: BarcodeTotals
+        /// Books, the same way.
+        public let books: [BookImageScore]
+        public let bookSets: [String: BookTotals]
+        public let bookTotal: BookTotals
+        public let calibration: [CalibrationBin]
+        public let stages: [StageSummary]
     }
 
     /// Scans every image in the truth file. `progress` is called after each image.
-    public func run(progress: (@Sendable (Int, Int) -> Void)? = nil) async throws(ShelfScanError) -> Report {
+    /// `result` is called with each image's truth and result (for pictures of the findings).
+    public func run(progress: (@Sendable (Int, Int) -> Void)? = nil,
+                    result onResult: ((TruthRecord, ImageResult) -> Void)? = nil) async throws(ShelfScanError) -> Report {
         let truth = try TruthRecord.load(directory: directory)
         let paths = truth.map { directory + "/" + $0.image }
         var scores: [BarcodeImageScore] = []
+        var bookScores: [BookImageScore] = []
+        var timings: [StageTimings] = []
         var index = 0
         for await result in scanner.scan(paths: paths) {
             scores.append(BarcodeImageScore(truth: truth[index], result: result))
+            bookScores.append(BookImageScore(truth: truth[index], result: result))
+            timings.append(result.timings)
+            onResult?(truth[index], result)
             index += 1
             progress?(index, truth.count)
         }
-        let grouped = Dictionary(grouping: scores, by: \.set).mapValues(BarcodeTotals.init)
-        return Report(directory: directory, images: scores, sets: grouped, total: BarcodeTotals(scores))
+        return Self.report(directory: directory, barcodes: scores, books: bookScores, timings: timings)
+    }
+
+    /// Sums per-image scores into a report (also used on hand-made scores by the tests).
+    public static func report(directory: String, barcodes: [BarcodeImageScore], books: [BookImageScore],
+                              timings: [StageTimings]) -> Report {
+        Report(directory: directory, images: barcodes,
+               sets: Dictionary(grouping: barcodes, by: \.set).mapValues(BarcodeTotals.init), total: BarcodeTotals(barcodes),
+               books: books, bookSets: Dictionary(grouping: books, by: \.set).mapValues(BookTotals.init),
+               bookTotal: BookTotals(books), calibration: CalibrationBin.table(books.flatMap(\.returned)),
+               stages: StageSummary.table(timings))
+    }
+
+    /// A library holding the corpus's own labelled books, the default for matching.
+    public static func corpusLibrary(directory: String) throws(ShelfScanError) -> LibraryDatabase {
+        let library = try LibraryDatabase.inMemory()
+        var seen = Set<String>()
+        var books: [Book] = []
+        for record in try TruthRecord.load(directory: directory) {
+            for labelled in record.books {
+                let isbn = labelled.isbn13.flatMap { ISBN($0) }
+                guard seen.insert(isbn?.isbn13 ?? TitleKey.of(labelled.title)).inserted else { continue }
+                books.append(Book(isbn: isbn, title: labelled.title, authors: labelled.authors ?? [], source: "truth"))
+            }
+        }
+        _ = try library.addUnlessPresent(books)
+        return library
     }
 }
 
@@ -56,6 +95,42 @@ extension Evaluator.Report {
         if !failed.isEmpty {
             out += "\nUnreadable images:\n"
             for s in failed { out += "- \(s.error!)\n" }
+        }
+        out += booksMarkdown
+        return out
+    }
+}
+
+extension Evaluator.Report {
+    /// Books per set, calibration, stage times and the worst images.
+    var booksMarkdown: String {
+        func pct(_ x: Double) -> String { String(format: "%.2f", x) }
+        var out = "\n## Books: \(directory)\n\n"
+        out += "| set | images | labelled | found | recall | returned | precision | F1 | invented/photo | unconfirmed/photo | top-1 |\n"
+        out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        func row(_ name: String, _ t: BookTotals) -> String {
+            let top = t.topOneImages == 0 ? "-" : "\(t.topOneCorrect)/\(t.topOneImages)"
+            let invented = t.fullyLabelledImages == 0 ? "-" : pct(t.inventedPerImage)
+            return "| \(name) | \(t.images) | \(t.labelled) | \(t.found) | \(pct(t.recall)) | \(t.returned) | \(pct(t.precision)) | "
+                + "\(pct(t.f1)) | \(invented) | \(pct(t.unconfirmedPerImage)) | \(top) |\n"
+        }
+        for name in bookSets.keys.sorted() { out += row(name, bookSets[name]!) }
+        out += row("**total**", bookTotal)
+        out += "\nConfidence calibration (books returned):\n\n| confidence | books | correct | accuracy |\n|---|---:|---:|---:|\n"
+        for bin in calibration where bin.count > 0 {
+            out += "| \(pct(bin.lower))-\(pct(bin.upper)) | \(bin.count) | \(bin.correct) | \(bin.accuracy.map(pct) ?? "-") |\n"
+        }
+        out += "\nTime per image (ms):\n\n| stage | median | p95 |\n|---|---:|---:|\n"
+        for s in stages { out += "| \(s.stage) | \(String(format: "%.1f", s.median)) | \(String(format: "%.1f", s.p95)) |\n" }
+        let worst = books.filter { !$0.labelled.isEmpty || $0.unconfirmed > 0 }
+            .sorted { ($0.found - $0.labelled.count - 2 * $0.unconfirmed) < ($1.found - $1.labelled.count - 2 * $1.unconfirmed) }
+            .prefix(8).filter { $0.found < $0.labelled.count || $0.unconfirmed > 0 }
+        if !worst.isEmpty {
+            out += "\nWorst images:\n"
+            for w in worst {
+                let extra = w.returned.filter { !$0.correct }.map { $0.title ?? $0.isbn13 ?? "?" }
+                out += "- \(w.image): found \(w.found) of \(w.labelled.count)" + (extra.isEmpty ? "" : "; not labelled: \(extra.joined(separator: ", "))") + "\n"
+            }
         }
         return out
     }

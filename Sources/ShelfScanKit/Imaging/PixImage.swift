@@ -67,6 +67,26 @@ public final class PixImage: @unchecked Sendable {
         return try grayscale().scaled(by: factor)
     }
 
+    /// A colour copy with rectangles drawn on it (line width scaled to the image).
+    public func annotated(_ boxes: [(box: BoundingBox, rgb: (UInt8, UInt8, UInt8))]) throws(ShelfScanError) -> PixImage {
+        let colour = try PixImage.wrap(pixConvertTo32(pix), "annotation")
+        let line = Int32(max(2, max(width, height) / 400))
+        for (b, c) in boxes {
+            guard let box = boxCreate(Int32(b.x), Int32(b.y), Int32(max(1, b.width)), Int32(max(1, b.height))) else { continue }
+            var owned: UnsafeMutablePointer<Box>? = box
+            pixRenderBoxArb(colour.pix, box, line, c.0, c.1, c.2)
+            boxDestroy(&owned)
+        }
+        return colour
+    }
+
+    /// Writes the image as a PNG file.
+    public func writePNG(to path: String) throws(ShelfScanError) {
+        guard pixWrite(path, pix, Int32(IFF_PNG)) == 0 else {
+            throw ShelfScanError(.unreadableFile, "\(path): cannot write the picture; check the folder")
+        }
+    }
+
     /// A deep copy.
     public func copy() throws(ShelfScanError) -> PixImage {
         try PixImage.wrap(pixCopy(nil, pix), "copy")

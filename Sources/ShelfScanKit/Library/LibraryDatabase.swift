@@ -433,7 +433,8 @@ public struct LibraryDatabase: Sendable {
             for book in books {
                 let key = Self.titleKey(book)
                 if let isbn = book.isbn13, var existing = try Book.filter(Book.Columns.isbn13 == isbn).fetchOne(db) {
-                    if existing.owned { added.append(false); continue }
+                    // Owned already, or a catalogue row offered again as a catalogue row.
+                    if existing.owned || !book.owned { added.append(false); continue }
                     existing = MetadataMerge.adopt(existing, as: book)
                     try existing.update(db)
                     added.append(true)

@@ -78,7 +78,8 @@ public enum LibraryExchange {
     /// (and optionally authors, rating, shelf/status, publisher, pages, year, notes, date added,
     /// copies), in any order and common spellings. Books already present (same ISBN, or same
     /// title and first author) are not added twice.
-    public static func importCSV(_ text: String, into library: LibraryDatabase, source: String = "import")
+    /// With `owned: false` the rows become a reference catalogue: matched against, never listed.
+    public static func importCSV(_ text: String, into library: LibraryDatabase, source: String = "import", owned: Bool = true)
         throws(ShelfScanError) -> ImportResult
     {
         let rows = CSVReader.rows(text)
@@ -94,7 +95,9 @@ public enum LibraryExchange {
             switch columns.book(from: row, source: source) {
             case .success(let (book, warning)):
                 if let warning { result.warnings.append("row \(number): \(warning)") }
-                books.append((number, book))
+                var row = book
+                if !owned { row.owned = false; row.readingStatus = nil }
+                books.append((number, row))
             case .failure(let why):
                 result.skipped.append("row \(number): \(why)")
             }
