@@ -5,10 +5,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=.build/release/shelfscan
 echo "== eval SampleImages"
-$bin eval SampleImages --min-barcode-rate 0.82 --max-misreads 0 --max-false-positives 0
+$bin eval SampleImages --min-barcode-rate 0.82 --max-misreads 0 --max-false-positives 0 --max-invented 0.3
 if [ -d ../shared/corpora/barcodes ]; then
     echo "== eval ../shared/corpora/barcodes"
     $bin eval ../shared/corpora/barcodes --min-barcode-rate 0.78 --max-misreads 6 --max-false-positives 0
 else
     echo "skipping ../shared/corpora/barcodes: ../shared is absent"
+fi
+if [ -d ../shared/corpora/shelves ]; then
+    # No floor yet: spines are read by the recognition work (issue 3); the table is printed.
+    echo "== eval ../shared/corpora/shelves"
+    $bin eval ../shared/corpora/shelves
+else
+    echo "skipping ../shared/corpora/shelves: ../shared is absent"
 fi

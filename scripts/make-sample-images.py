@@ -20,7 +20,9 @@ The barcode encoders (EAN-13, UPC-A, EAN-8, UPC-E, EAN-5, EAN-2) are written her
 published symbology tables; all check digits are verified with asserts.
 """
 
+import argparse
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -1095,6 +1097,1380 @@ def make_orientation(outdir: Path):
         "transformed so that, after applying the orientation, each shows a red 30x30 block top-left and a blue 30x30 block bottom-right on white.\n")
 
 
+# ======================================================================================
+# Text corpus: book spines on shelves, piles of books, front covers, photos without books
+# ======================================================================================
+#
+# Every book shown comes from TEXT_BOOKS (real titles, authors and ISBN-13s picked from the
+# goodbooks-10k and library-dataset catalogues and written here literally). The truth line of
+# an image lists every book drawn in it, with the title and authors from TEXT_BOOKS (spines
+# and covers sometimes print the title in capitals or leave the author out; the truth keeps
+# the catalogue capitalisation and always lists the authors).
+
+FONT_PACKAGES = ["fonts-dejavu-core", "fonts-dejavu-extra", "fonts-liberation",
+                 "fonts-freefont-ttf", "fonts-crosextra-carlito", "fonts-crosextra-caladea",
+                 "fonts-open-sans", "fonts-urw-base35"]
+FONT_APT = "apt-get install -y --no-install-recommends " + " ".join(FONT_PACKAGES)
+
+_DJ = "/usr/share/fonts/truetype/dejavu/"
+_LB = "/usr/share/fonts/truetype/liberation/"
+_FF = "/usr/share/fonts/truetype/freefont/"
+_CX = "/usr/share/fonts/truetype/crosextra/"
+_OS = "/usr/share/fonts/truetype/open-sans/"
+_UR = "/usr/share/fonts/opentype/urw-base35/"
+
+# name: (file, Debian package, style)
+TEXT_FONTS = {
+    "DejaVu Sans Bold": (_DJ + "DejaVuSans-Bold.ttf", "fonts-dejavu-core", "bold"),
+    "DejaVu Sans": (_DJ + "DejaVuSans.ttf", "fonts-dejavu-core", "regular"),
+    "DejaVu Sans Condensed Bold": (_DJ + "DejaVuSansCondensed-Bold.ttf", "fonts-dejavu-extra",
+                                   "bold"),
+    "DejaVu Serif Bold": (_DJ + "DejaVuSerif-Bold.ttf", "fonts-dejavu-core", "bold"),
+    "DejaVu Serif Italic": (_DJ + "DejaVuSerif-Italic.ttf", "fonts-dejavu-extra", "italic"),
+    "Liberation Sans": (_LB + "LiberationSans-Regular.ttf", "fonts-liberation", "regular"),
+    "Liberation Sans Bold": (_LB + "LiberationSans-Bold.ttf", "fonts-liberation", "bold"),
+    "Liberation Sans Narrow Bold": (_LB + "LiberationSansNarrow-Bold.ttf", "fonts-liberation",
+                                    "bold"),
+    "Liberation Serif": (_LB + "LiberationSerif-Regular.ttf", "fonts-liberation", "regular"),
+    "Liberation Serif Bold": (_LB + "LiberationSerif-Bold.ttf", "fonts-liberation", "bold"),
+    "Liberation Serif Italic": (_LB + "LiberationSerif-Italic.ttf", "fonts-liberation",
+                                "italic"),
+    "FreeSans Bold": (_FF + "FreeSansBold.ttf", "fonts-freefont-ttf", "bold"),
+    "FreeSerif": (_FF + "FreeSerif.ttf", "fonts-freefont-ttf", "regular"),
+    "FreeSerif Bold": (_FF + "FreeSerifBold.ttf", "fonts-freefont-ttf", "bold"),
+    "FreeSerif Italic": (_FF + "FreeSerifItalic.ttf", "fonts-freefont-ttf", "italic"),
+    "Carlito": (_CX + "Carlito-Regular.ttf", "fonts-crosextra-carlito", "regular"),
+    "Carlito Bold": (_CX + "Carlito-Bold.ttf", "fonts-crosextra-carlito", "bold"),
+    "Caladea": (_CX + "Caladea-Regular.ttf", "fonts-crosextra-caladea", "regular"),
+    "Caladea Bold": (_CX + "Caladea-Bold.ttf", "fonts-crosextra-caladea", "bold"),
+    "Caladea Italic": (_CX + "Caladea-Italic.ttf", "fonts-crosextra-caladea", "italic"),
+    "Open Sans": (_OS + "OpenSans-Regular.ttf", "fonts-open-sans", "regular"),
+    "Open Sans Bold": (_OS + "OpenSans-Bold.ttf", "fonts-open-sans", "bold"),
+    "Open Sans Condensed Bold": (_OS + "OpenSans-CondBold.ttf", "fonts-open-sans", "bold"),
+    "Open Sans Italic": (_OS + "OpenSans-Italic.ttf", "fonts-open-sans", "italic"),
+    "Nimbus Sans Bold": (_UR + "NimbusSans-Bold.otf", "fonts-urw-base35", "bold"),
+    "Nimbus Sans Narrow Bold": (_UR + "NimbusSansNarrow-Bold.otf", "fonts-urw-base35", "bold"),
+    "Nimbus Roman": (_UR + "NimbusRoman-Regular.otf", "fonts-urw-base35", "regular"),
+    "Nimbus Roman Bold": (_UR + "NimbusRoman-Bold.otf", "fonts-urw-base35", "bold"),
+    "C059 Roman": (_UR + "C059-Roman.otf", "fonts-urw-base35", "regular"),
+    "C059 Bold": (_UR + "C059-Bold.otf", "fonts-urw-base35", "bold"),
+    "P052 Roman": (_UR + "P052-Roman.otf", "fonts-urw-base35", "regular"),
+    "P052 Bold": (_UR + "P052-Bold.otf", "fonts-urw-base35", "bold"),
+    "P052 Italic": (_UR + "P052-Italic.otf", "fonts-urw-base35", "italic"),
+    "URW Bookman Light": (_UR + "URWBookman-Light.otf", "fonts-urw-base35", "regular"),
+    "URW Bookman Demi": (_UR + "URWBookman-Demi.otf", "fonts-urw-base35", "bold"),
+    "URW Gothic Book": (_UR + "URWGothic-Book.otf", "fonts-urw-base35", "regular"),
+    "URW Gothic Demi": (_UR + "URWGothic-Demi.otf", "fonts-urw-base35", "bold"),
+}
+TITLE_FONTS = [n for n, v in TEXT_FONTS.items() if v[2] != "italic"]
+AUTHOR_FONTS = list(TEXT_FONTS)
+NARROW_FONTS = ["Liberation Sans Narrow Bold", "Nimbus Sans Narrow Bold",
+                "Open Sans Condensed Bold", "DejaVu Sans Condensed Bold"]
+
+
+def check_fonts():
+    """Exit with a clear message when a font file (and so its Debian package) is missing."""
+    need = {str(FONT_DIR / f): "fonts-dejavu-core" for f in (
+        "DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf", "DejaVuSerif.ttf",
+        "DejaVuSerif-Bold.ttf")}
+    need[str(FONT_DIR / "DejaVuSerif-Italic.ttf")] = "fonts-dejavu-extra"
+    for path, pkg, _ in TEXT_FONTS.values():
+        need[path] = pkg
+    missing = sorted((pkg, path) for path, pkg in need.items() if not os.path.exists(path))
+    if missing:
+        pkgs = sorted({p for p, _ in missing})
+        sys.exit("make-sample-images.py: missing font files:\n"
+                 + "".join(f"  {path}  (Debian package {pkg})\n" for pkg, path in missing)
+                 + f"Install the missing package(s) with:\n  apt-get install -y {' '.join(pkgs)}\n"
+                 + f"(all fonts the script uses: {FONT_APT})")
+
+
+_tfont_cache = {}
+
+
+def tfont(name, size):
+    size = max(6, int(round(size)))
+    key = (name, size)
+    if key not in _tfont_cache:
+        _tfont_cache[key] = ImageFont.truetype(TEXT_FONTS[name][0], size)
+    return _tfont_cache[key]
+
+
+_glyph_cache = {}
+
+
+def has_glyphs(name, text):
+    """True when the font draws every non-space character of text (not its .notdef box)."""
+    f = tfont(name, 30)
+    if name not in _glyph_cache:
+        nd = f.getmask("\uffff")
+        _glyph_cache[name] = (nd.size, bytes(nd))
+    for c in set(text):
+        if c.isspace():
+            continue
+        m = f.getmask(c)
+        if m.size[1] == 0 or (m.size, bytes(m)) == _glyph_cache[name]:
+            return False
+    return True
+
+
+def ink_box(f, text):
+    """Ink box of text drawn with anchor 'ls' (left end of the baseline)."""
+    return f.getbbox(text, anchor="ls")
+
+
+def ink_height(f, text):
+    b = ink_box(f, text)
+    return b[3] - b[1]
+
+
+def split_lines(text, n, f):
+    """Split text at spaces into n lines, minimising the longest line; None if impossible."""
+    words = text.split()
+    if n == 1:
+        return [text]
+    if n > len(words):
+        return None
+    best, best_len = None, None
+    for cuts in itertools.combinations(range(1, len(words)), n - 1):
+        bounds = (0,) + cuts + (len(words),)
+        lines = [" ".join(words[a:b]) for a, b in zip(bounds, bounds[1:])]
+        longest = max(f.getlength(x) for x in lines)
+        if best_len is None or longest < best_len - 0.01:
+            best, best_len = lines, longest
+    return best
+
+
+def fit_text(text, fname, max_len, max_across, target_h, min_h, max_lines=3, spacing=1.12):
+    """Largest font size whose ink height (of the whole text) is <= target_h and >= min_h and
+    whose lines (1..max_lines, split at spaces) fit in max_len x max_across. None if none fits."""
+    if target_h < min_h or max_len <= 0:
+        return None
+    size = int(target_h / 0.55) + 2
+    while size >= 6:
+        f = tfont(fname, size)
+        h = ink_height(f, text)
+        if h < min_h:
+            return None
+        if h <= target_h:
+            for n in range(1, max_lines + 1):
+                lines = split_lines(text, n, f)
+                if lines is None:
+                    break
+                pitch = size * spacing
+                across = h + (n - 1) * pitch
+                length = max(f.getlength(x) for x in lines)
+                if across > max_across:
+                    break
+                if length <= max_len:
+                    return dict(font=fname, size=size, lines=lines, h=h, pitch=pitch,
+                                across=across, len=length, top=-ink_box(f, text)[1])
+        size -= 1
+    return None
+
+
+def draw_lines(draw, fit, x0, x1, y_centre, fill, align="centre"):
+    """Draw a fitted text block between x0 and x1, its ink block centred on y_centre."""
+    f = tfont(fit["font"], fit["size"])
+    y = y_centre - fit["across"] / 2 + fit["top"]
+    for line in fit["lines"]:
+        lw = f.getlength(line)
+        x = x0 + (x1 - x0 - lw) / 2 if align == "centre" else (x0 if align == "start"
+                                                                  else x1 - lw)
+        draw.text((x, y), line, font=f, fill=fill, anchor="ls")
+        y += fit["pitch"]
+
+
+def lum(c):
+    return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]
+
+
+def pick(rng, seq):
+    return seq[int(rng.integers(len(seq)))]
+
+
+# --------------------------------------------------------------------------------------
+# The books (real titles and authors; ISBN-13 from the catalogue, None where it has none)
+# --------------------------------------------------------------------------------------
+
+# (title as printed, authors, isbn13 or None, language)
+TEXT_BOOKS = [
+    # goodbooks-10k
+    ("The Odyssey", ["Homer"], "9780143039952", "en"),
+    ("1984", ["George Orwell"], "9780451524935", "en"),
+    ("Pride and Prejudice", ["Jane Austen"], "9780679783268", "en"),
+    ("The Hobbit", ["J.R.R. Tolkien"], "9780618260300", "en"),
+    ("To Kill a Mockingbird", ["Harper Lee"], "9780061120084", "en"),
+    ("The Great Gatsby", ["F. Scott Fitzgerald"], "9780743273565", "en"),
+    ("Jane Eyre", ["Charlotte Brontë"], "9780142437209", "en"),
+    ("Frankenstein", ["Mary Wollstonecraft Shelley"], "9780141439471", "en"),
+    ("Dracula", ["Bram Stoker"], "9780393970128", "en"),
+    ("Brave New World", ["Aldous Huxley"], "9780060929879", "en"),
+    ("Lord of the Flies", ["William Golding"], "9780140283334", "en"),
+    ("Crime and Punishment", ["Fyodor Dostoyevsky"], "9780143058144", "en"),
+    ("Catch-22", ["Joseph Heller"], "9780684833392", "en"),
+    ("Dune", ["Frank Herbert"], "9780340839935", "en"),
+    ("Emma", ["Jane Austen"], "9780141439587", "en"),
+    ("It", ["Stephen King"], "9780451169518", "en"),
+    ("Beloved", ["Toni Morrison"], "9781400033416", "en"),
+    ("Rebecca", ["Daphne du Maurier"], "9781844080380", "en"),
+    ("Matilda", ["Roald Dahl"], "9780141301068", "en"),
+    ("Holes", ["Louis Sachar"], "9780439244190", "en"),
+    ("Room", ["Emma Donoghue"], "9780316098335", "en"),
+    ("Carrie", ["Stephen King"], "9781416524304", "en"),
+    ("Misery", ["Stephen King"], "9780450417399", "en"),
+    ("Coraline", ["Neil Gaiman"], "9780061139376", "en"),
+    ("Stardust", ["Neil Gaiman"], "9780061142024", "en"),
+    ("Siddhartha", ["Hermann Hesse"], "9780553208849", "en"),
+    ("Atonement", ["Ian McEwan"], "9780385721790", "en"),
+    ("Persuasion", ["Jane Austen"], "9780192802637", "en"),
+    ("Middlemarch", ["George Eliot"], "9780451529176", "en"),
+    ("Ulysses", ["James Joyce"], "9780679722762", "en"),
+    ("Gilead", ["Marilynne Robinson"], "9780312424404", "en"),
+    ("Lolita", ["Vladimir Nabokov"], None, "en"),
+    ("Macbeth", ["William Shakespeare"], "9780743477109", "en"),
+    ("The Road", ["Cormac McCarthy"], "9780307265432", "en"),
+    ("A Game of Thrones", ["George R.R. Martin"], "9780553588484", "en"),
+    ("The Catcher in the Rye", ["J.D. Salinger"], "9780316769174", "en"),
+    ("A Tale of Two Cities", ["Charles Dickens"], "9780141439600", "en"),
+    ("The Name of the Wind", ["Patrick Rothfuss"], "9780756404079", "en"),
+    ("A Clockwork Orange", ["Anthony Burgess"], "9780393312836", "en"),
+    ("The Bell Jar", ["Sylvia Plath"], "9780061148514", "en"),
+    ("The Color Purple", ["Alice Walker"], "9780671727796", "en"),
+    ("A Wrinkle in Time", ["Madeleine L'Engle"], "9780440498056", "en"),
+    ("The Old Man and the Sea", ["Ernest Hemingway"], "9780684830490", "en"),
+    ("The Picture of Dorian Gray", ["Oscar Wilde"], "9780375751516", "en"),
+    ("The Handmaid's Tale", ["Margaret Atwood"], "9780385490818", "en"),
+    ("A Room with a View", ["E.M. Forster"], "9781420925432", "en"),
+    ("The Secret History", ["Donna Tartt"], "9781400031702", "en"),
+    ("An Abundance of Katherines", ["John Green"], "9780525476887", "en"),
+    ("The Alchemist", ["Paulo Coelho"], "9780061122415", "en"),
+    ("The Kite Runner", ["Khaled Hosseini"], "9781594480003", "en"),
+    ("The Little Prince", ["Antoine de Saint-Exupéry"], "9780156012195", "en"),
+    ("The Curious Incident of the Dog in the Night-Time", ["Mark Haddon"], "9781400032716",
+     "en"),
+    ("Extremely Loud and Incredibly Close", ["Jonathan Safran Foer"], "9780618711659", "en"),
+    ("The Hitchhiker's Guide to the Galaxy", ["Douglas Adams"], "9780345391803", "en"),
+    ("Do Androids Dream of Electric Sheep?", ["Philip K. Dick"], "9780345404473", "en"),
+    ("One Flew Over the Cuckoo's Nest", ["Ken Kesey"], "9780451163967", "en"),
+    ("The Strange Case of Dr. Jekyll and Mr. Hyde", ["Robert Louis Stevenson"],
+     "9780451528957", "en"),
+    ("Zen and the Art of Motorcycle Maintenance", ["Robert M. Pirsig"], "9780060589462", "en"),
+    ("The Perks of Being a Wallflower", ["Stephen Chbosky"], "9780671027346", "en"),
+    ("Midnight in the Garden of Good and Evil", ["John Berendt"], "9780679751526", "en"),
+    ("The Guernsey Literary and Potato Peel Pie Society", ["Mary Ann Shaffer", "Annie Barrows"],
+     "9780385340991", "en"),
+    ("Of Mice and Men", ["John Steinbeck"], "9780142000670", "en"),
+    ("Moby-Dick", ["Herman Melville"], "9780142437247", "en"),
+    ("Little Women", ["Louisa May Alcott"], "9780451529305", "en"),
+    ("Wuthering Heights", ["Emily Brontë"], "9780393978896", "en"),
+    ("Slaughterhouse-Five", ["Kurt Vonnegut"], "9780385333849", "en"),
+    ("Animal Farm", ["George Orwell"], "9780452284241", "en"),
+    ("Sense and Sensibility", ["Jane Austen"], "9780141439662", "en"),
+    ("Great Expectations", ["Charles Dickens"], "9780192833594", "en"),
+    ("Anna Karenina", ["Leo Tolstoy"], "9780345803924", "en"),
+    ("Life of Pi", ["Yann Martel"], "9780770430078", "en"),
+    ("Good Omens", ["Terry Pratchett", "Neil Gaiman"], "9780060853983", "en"),
+    ("Love in the Time of Cholera", ["Gabriel García Márquez"], "9781400034680", "en"),
+    ("Fahrenheit 451", ["Ray Bradbury"], "9780307347978", "es"),  # Spanish edition
+    ("El túnel", ["Ernesto Sabato"], "9789871144266", "es"),
+    ("La catedral del mar", ["Ildefonso Falcones"], "9780307376657", "es"),
+    ("Paula", ["Isabel Allende"], "9788497593885", "es"),
+    ("Marina", ["Carlos Ruiz Zafón"], "9788423648993", "es"),
+    ("Travesuras de la niña mala", ["Mario Vargas Llosa"], "9789707704664", "es"),
+    ("El coronel no tiene quien le escriba", ["Gabriel García Márquez"], "9780307350435", "es"),
+    ("La ciudad y los perros", ["Mario Vargas Llosa"], "9788466309158", "es"),
+    ("La tregua", ["Mario Benedetti"], "9789707311169", "es"),
+    ("Las batallas en el desierto", ["José Emilio Pacheco"], "9789684114739", "es"),
+    ("Bonjour tristesse", ["Françoise Sagan"], "9782266127745", "fr"),
+    ("L'Écume des jours", ["Boris Vian"], "9782253140870", "fr"),
+    ("Le Petit Nicolas", ["René Goscinny", "Jean-Jacques Sempé"], "9782070364237", "fr"),
+    ("La Vérité sur l'affaire Harry Quebert", ["Joël Dicker"], "9782877068161", "fr"),
+    ("La Mécanique du cœur", ["Mathias Malzieu"], "9782081208162", "fr"),
+    ("Soumission", ["Michel Houellebecq"], "9782081354807", "fr"),
+    ("Stupeur et tremblements", ["Amélie Nothomb"], None, "fr"),
+    ("HHhH", ["Laurent Binet"], "9782246760016", "fr"),
+    # library-dataset (a Catalan public library)
+    ("Harry Potter and the Philosopher's Stone", ["J.K. Rowling"], "9781408855652", "en"),
+    ("Los libros y la libertad", ["Emilio Lledó"], "9788490065686", "es"),
+    ("La plaça del Diamant", ["Mercè Rodoreda"], "9788473291200", "ca"),
+    ("Mirall trencat", ["Mercè Rodoreda"], "9788473291149", "ca"),
+    ("Jo confesso", ["Jaume Cabré"], "9788475882536", "ca"),
+    ("Incerta glòria", ["Joan Sales"], "9788473291767", "ca"),
+    ("Mecanoscrit del segon origen", ["Manuel de Pedrolo"], "9788499305790", "ca"),
+    ("Terra baixa", ["Àngel Guimerà"], "9788424658601", "ca"),
+    ("Tirant lo Blanc", ["Joanot Martorell"], "9788472268937", "ca"),
+    ("Canto jo i la muntanya balla", ["Irene Solà"], "9788433915689", "ca"),
+    ("La pell freda", ["Albert Sánchez Piñol"], "9788496735071", "ca"),
+    ("Victus", ["Albert Sánchez Piñol"], "9788496735729", "ca"),
+    ("Els jocs de la fam", ["Suzanne Collins"], "9788492671212", "ca"),
+    ("Cien años de soledad", ["Gabriel García Márquez"], "9788439732471", "es"),
+    ("La sombra del viento", ["Carlos Ruiz Zafón"], "9788408043645", "es"),
+    ("Nada", ["Carmen Laforet"], "9788423341191", "es"),
+    ("Cinco horas con Mario", ["Miguel Delibes"], "9788423342563", "es"),
+    ("Campos de Castilla", ["Antonio Machado"], "9788420675763", "es"),
+    ("Bodas de sangre", ["Federico García Lorca"], "9788437605609", "es"),
+    ("Ficciones", ["Jorge Luis Borges"], "9788499089508", "es"),
+    ("Historias de cronopios y de famas", ["Julio Cortázar"], "9788420406794", "es"),
+    ("Don Quijote de la Mancha", ["Miguel de Cervantes"], "9788467035704", "es"),
+    ("Hija de la fortuna", ["Isabel Allende"], "9788497592536", "es"),
+]
+_titles = [b[0] for b in TEXT_BOOKS]
+assert len(_titles) == len(set(_titles))
+for _b in TEXT_BOOKS:
+    assert _b[2] is None or (gtin_valid(_b[2]) and _b[2][:3] in ("978", "979")), _b
+    assert _b[3] in ("en", "es", "ca", "fr"), _b
+for _k, _b in BOOKS.items():  # books shared with the barcode set carry the same ISBN
+    for _t in TEXT_BOOKS:
+        if _t[0].lower() == _b[0].lower():
+            assert _t[2] == _b[2] and _t[1] == _b[1], (_k, _t)
+BOOK_BY_TITLE = {b[0]: b for b in TEXT_BOOKS}
+
+
+def book_truth(b):
+    return {"title": b[0], "authors": list(b[1]), "isbn13": b[2]}
+
+
+# --------------------------------------------------------------------------------------
+# Book spines
+# --------------------------------------------------------------------------------------
+
+SPINE_COLOURS = [
+    (142, 30, 38), (28, 44, 88), (30, 80, 52), (214, 170, 60), (236, 228, 210), (24, 24, 26),
+    (245, 244, 240), (30, 110, 120), (220, 110, 40), (88, 44, 110), (110, 70, 40),
+    (128, 132, 138), (226, 150, 160), (150, 190, 220), (196, 40, 40), (60, 60, 70),
+    (180, 200, 150), (250, 214, 80), (16, 70, 100), (200, 190, 170),
+]
+INK_COLOURS = [(250, 248, 240), (236, 204, 112), (255, 255, 255), (20, 20, 22), (60, 30, 20),
+               (25, 35, 70), (120, 20, 20)]
+SPINE_TITLE_H = (18, 40)   # ink height of spine titles at scale 1 (px)
+SPINE_AUTHOR_MIN_H = 11    # smallest author ink height at scale 1 (px)
+
+
+def spine_style(rng, s, narrow=False):
+    bg = pick(rng, SPINE_COLOURS)
+    inks = [c for c in INK_COLOURS if abs(lum(c) - lum(bg)) >= 105]
+    fg = pick(rng, inks)
+    tf = pick(rng, NARROW_FONTS if narrow else TITLE_FONTS)
+    r = rng.random()
+    af = (tf if r < 0.4 else pick(rng, AUTHOR_FONTS))
+    return dict(
+        bg=bg, fg=fg, title_font=tf, author_font=af,
+        upper=rng.random() < 0.3, author_upper=rng.random() < 0.35,
+        author_modes=pick(rng, [["end", "below"], ["below", "end"], ["end", "below"],
+                                ["below", "end"], ["none"]]),
+        author_first=rng.random() < 0.25,
+        title_target=rng.uniform(0.45, 1.0),
+        author_ratio=rng.uniform(0.55, 0.75),
+        align=pick(rng, ["centre", "centre", "start"]),
+        bands=rng.random() < 0.35,
+        two_tone=pick(rng, SPINE_COLOURS) if rng.random() < 0.25 else None,
+        mark=pick(rng, ["circle", "square", "diamond", None, None]),
+        shade=rng.uniform(0.16, 0.3),
+    )
+
+
+def layout_spine(book, st, L, w, s):
+    """Place title (and author) on an L x w spine strip (text along L). None if it cannot fit."""
+    title, authors = book[0], book[1]
+    t_text = title.upper() if st["upper"] else title
+    a_text = " & ".join(authors)
+    if st["author_upper"]:
+        a_text = a_text.upper()
+    for fn in (st["title_font"], st["author_font"]):
+        if not has_glyphs(fn, t_text + a_text):
+            raise SystemExit(f"font {fn} lacks a glyph of {t_text!r} / {a_text!r}")
+    pad = max(3.0 * s, 0.1 * w)
+    across = w - 2 * pad
+    m = 0.05 * L
+    mark_len = min(0.55 * w, 30 * s) + 0.03 * L if st["mark"] else 0
+    usable = L - 2 * m - mark_len
+    tmin, tmax = SPINE_TITLE_H[0] * s, SPINE_TITLE_H[1] * s
+    target = min(tmin + st["title_target"] * (tmax - tmin), across)
+    if target < tmin:
+        return None
+    amin = SPINE_AUTHOR_MIN_H * s
+    for mode in st["author_modes"] + ["none"]:
+        if mode == "none":
+            t = fit_text(t_text, st["title_font"], usable, across, target, tmin)
+            if t:
+                return dict(mode="none", title=t, author=None, usable=usable, m=m,
+                            mark_len=mark_len)
+        elif mode == "end":
+            a_target = max(amin, min(target * st["author_ratio"], across))
+            a = fit_text(a_text, st["author_font"], usable * 0.45, across, a_target, amin,
+                         max_lines=1)
+            if not a:
+                continue
+            t = fit_text(t_text, st["title_font"], usable - a["len"] - 0.06 * L, across,
+                         target, tmin)
+            if t and a["h"] < t["h"] * 0.9:
+                return dict(mode="end", title=t, author=a, usable=usable, m=m,
+                            mark_len=mark_len)
+        elif mode == "below":
+            a_target = max(amin, target * st["author_ratio"])
+            a = fit_text(a_text, st["author_font"], usable, across, a_target, amin,
+                         max_lines=1)
+            if not a:
+                continue
+            gap = 0.35 * a["h"] + 2 * s
+            t = fit_text(t_text, st["title_font"], usable, across - a["across"] - gap,
+                         target, tmin)
+            if t and a["h"] < t["h"] * 0.9:
+                return dict(mode="below", title=t, author=a, usable=usable, m=m,
+                            mark_len=mark_len, gap=gap)
+    return None
+
+
+def draw_spine_strip(book, st, lay, L, w, s, bottom_end, rng):
+    """The spine as a horizontal L x w strip, its text reading left to right. bottom_end
+    ('left' or 'right') is the end that is the bottom of the book (publisher mark there)."""
+    L, w = int(round(L)), int(round(w))
+    img = Image.new("RGB", (L, w), st["bg"])
+    d = ImageDraw.Draw(img)
+    m, mark_len = lay["m"], lay["mark_len"]
+    fg = st["fg"]
+    if bottom_end == "left":
+        region = (m + mark_len, L - m)
+        mark_c = m + mark_len / 2 - 0.015 * L
+        tone = (0, m + mark_len - 0.015 * L)
+    else:
+        region = (m, L - m - mark_len)
+        mark_c = L - m - mark_len / 2 + 0.015 * L
+        tone = (L - m - mark_len + 0.015 * L, L)
+    if st["two_tone"] and mark_len:
+        d.rectangle([tone[0], 0, tone[1], w], fill=st["two_tone"])
+    if st["bands"]:
+        bw = max(2, int(2.5 * s))
+        for x in (0.4 * m, L - 0.4 * m):
+            d.rectangle([x - bw, 0, x + bw, w], fill=fg)
+    if st["mark"]:
+        r = min(0.55 * w, 30 * s) / 2
+        cy = w / 2
+        mc = fg if not (st["two_tone"]) else (fg if abs(lum(fg) - lum(st["two_tone"])) > 80
+                                               else st["bg"])
+        if st["mark"] == "circle":
+            d.ellipse([mark_c - r, cy - r, mark_c + r, cy + r], outline=mc, width=max(2, int(r / 4)))
+        elif st["mark"] == "square":
+            d.rectangle([mark_c - r * 0.8, cy - r * 0.8, mark_c + r * 0.8, cy + r * 0.8], fill=mc)
+        else:
+            d.polygon([(mark_c, cy - r), (mark_c + r, cy), (mark_c, cy + r), (mark_c - r, cy)],
+                      fill=mc)
+    t, a = lay["title"], lay["author"]
+    x0, x1 = region
+    if lay["mode"] == "none":
+        draw_lines(d, t, x0, x1, w / 2, fg, st["align"])
+    elif lay["mode"] == "below":
+        total = t["across"] + lay["gap"] + a["across"]
+        top = w / 2 - total / 2
+        draw_lines(d, t, x0, x1, top + t["across"] / 2, fg, st["align"])
+        draw_lines(d, a, x0, x1, top + t["across"] + lay["gap"] + a["across"] / 2, fg,
+                   st["align"])
+    else:  # title and author at opposite ends of the strip
+        gap = 0.06 * L
+        if st["author_first"]:
+            draw_lines(d, a, x0, x0 + a["len"], w / 2, fg, "start")
+            draw_lines(d, t, x0 + a["len"] + gap, x1, w / 2, fg, st["align"])
+        else:
+            draw_lines(d, t, x0, x1 - a["len"] - gap, w / 2, fg, st["align"])
+            draw_lines(d, a, x1 - a["len"], x1, w / 2, fg, "start")
+    # rounded-spine shading across the width
+    ys = (np.arange(w, dtype=np.float32) + 0.5) / w
+    prof = 1.0 - st["shade"] * (1.0 - np.sin(np.pi * ys) ** 0.7)
+    arr = np.asarray(img, np.float32) * prof[:, None, None]
+    return Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8))
+
+
+def make_spine(book, L, w, s, rng, direction, narrow=False):
+    """Design and draw one spine. direction: 'ttb', 'btt' (standing) or 'ltr' (lying).
+    Returns (RGBA image of the book as seen, final spine width, info)."""
+    st = spine_style(rng, s, narrow)
+    wmax = 90 * s
+    lay = None
+    for attempt in range(40):
+        lay = layout_spine(book, st, L, w, s)
+        if lay:
+            break
+        if w < wmax:
+            w = min(wmax, w + 5 * s)
+        elif st["title_font"] not in NARROW_FONTS or st["upper"]:
+            st["title_font"] = NARROW_FONTS[attempt % len(NARROW_FONTS)]
+            st["upper"] = False
+        elif st["mark"]:
+            st["mark"] = None
+        else:
+            break
+    if lay is None:
+        raise SystemExit(f"cannot fit {book[0]!r} on a {L:.0f} px spine")
+    bottom = {"ttb": "right", "btt": "left", "ltr": "right"}[direction]
+    strip = draw_spine_strip(book, st, lay, L, w, s, bottom, rng)
+    if direction == "ttb":
+        img = strip.transpose(Image.Transpose.ROTATE_270)
+    elif direction == "btt":
+        img = strip.transpose(Image.Transpose.ROTATE_90)
+    else:
+        img = strip
+    info = dict(title_h=lay["title"]["h"], author=lay["author"] is not None,
+                lines=len(lay["title"]["lines"]), font=lay["title"]["font"],
+                author_font=lay["author"]["font"] if lay["author"] else None)
+    return img.convert("RGBA"), int(round(w)), info
+
+
+# --------------------------------------------------------------------------------------
+# Scenes: walls, wood, shelves
+# --------------------------------------------------------------------------------------
+
+WALLS = [(226, 218, 200), (206, 212, 204), (188, 204, 214), (232, 228, 222), (214, 196, 180),
+         (170, 186, 170)]
+WOODS = [(150, 100, 60), (120, 80, 50), (176, 130, 84), (96, 62, 40), (228, 224, 216)]
+
+
+def wall_texture(w, h, rng, base):
+    n = smooth_noise(rng, h, w, max(16, w // 6), octaves=2)
+    a = (0.92 + 0.1 * n)[..., None] * np.array(base, np.float32)[None, None]
+    return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
+
+
+def wood_texture(w, h, rng, base, vertical=False):
+    """Wood with its grain along x (or along y when vertical)."""
+    if vertical:
+        return wood_texture(h, w, rng, base).transpose(Image.Transpose.ROTATE_90)
+    gw = max(4, w // 14)
+    n = smooth_noise(rng, h, gw, max(3, min(h, gw) // 2), octaves=2)
+    g = np.asarray(Image.fromarray((n * 255).astype(np.uint8)).resize((w, h), Image.BILINEAR),
+                   np.float32) / 255.0
+    grain = 0.5 + 0.5 * np.sin((g * 5.0) * math.pi)
+    f = 0.84 + 0.12 * grain + 0.06 * g
+    a = f[..., None] * np.array(base, np.float32)[None, None]
+    return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
+
+
+def scaled(c, f):
+    return tuple(int(max(0, min(255, v * f))) for v in c)
+
+
+def rot_pt(x, y, th):
+    """Rotate (x, y) by th radians counter-clockwise as seen on screen (y down)."""
+    return (x * math.cos(th) + y * math.sin(th), -x * math.sin(th) + y * math.cos(th))
+
+
+def paste_rotated(layer, img, pivot_src, pivot_dst, deg):
+    """Rotate img (RGBA) by deg (counter-clockwise) and paste it on layer so that the source
+    point pivot_src lands on pivot_dst. Returns the four corners (dst coordinates)."""
+    w, h = img.size
+    if deg == 0:
+        ox, oy = pivot_dst[0] - pivot_src[0], pivot_dst[1] - pivot_src[1]
+        layer.alpha_composite(img, (int(round(ox)), int(round(oy))))
+        return [(ox, oy), (ox + w, oy), (ox + w, oy + h), (ox, oy + h)]
+    th = math.radians(deg)
+    r = img.rotate(deg, resample=Image.BICUBIC, expand=True)
+    c_src = (w / 2, h / 2)
+    px, py = rot_pt(pivot_src[0] - c_src[0], pivot_src[1] - c_src[1], th)
+    cx, cy = pivot_dst[0] - px, pivot_dst[1] - py
+    ox, oy = cx - r.width / 2, cy - r.height / 2
+    layer.alpha_composite(r, (int(round(ox)), int(round(oy))))
+    dx, dy = int(round(ox)) - ox, int(round(oy)) - oy  # rounding of the paste position
+    corners = []
+    for x, y in ((0, 0), (w, 0), (w, h), (0, h)):
+        u, v = rot_pt(x - c_src[0], y - c_src[1], th)
+        corners.append((cx + u + dx, cy + v + dy))
+    return corners
+
+
+def cast_shadow(bg, layer, dx, dy, blur, strength):
+    """Darken bg under a blurred, shifted copy of layer's alpha (computed at 1/4 size)."""
+    a = layer.getchannel("A")
+    small = a.reduce(4).filter(ImageFilter.GaussianBlur(max(1.0, blur / 4)))
+    sh = small.resize(a.size, Image.BILINEAR)
+    sh = ImageChops_offset(sh, int(dx), int(dy))
+    arr = np.asarray(bg, np.float32)
+    k = 1.0 - strength * np.asarray(sh, np.float32)[..., None] / 255.0
+    return Image.fromarray(np.clip(arr * k, 0, 255).astype(np.uint8))
+
+
+def ImageChops_offset(img, dx, dy):
+    out = Image.new(img.mode, img.size, 0)
+    out.paste(img, (dx, dy))
+    return out
+
+
+def spine_width(rng, kind, s):
+    if kind == "thin":
+        lo, hi = pick(rng, [(25, 32), (25, 38), (30, 45), (40, 60)])
+    elif kind == "wide":
+        lo, hi = pick(rng, [(45, 65), (60, 90), (70, 90), (35, 50)])
+    else:
+        lo, hi = pick(rng, [(25, 34), (34, 50), (45, 65), (60, 90), (38, 58)])
+    return rng.uniform(lo, hi) * s
+
+
+def shelf_object(d, rng, x, y_floor, max_w, row_h, s, wall):
+    """A bookend, a plain box or a plant pot standing at x on the floor line; returns width."""
+    kind = pick(rng, ["bookend", "box", "plant"])
+    if kind == "bookend" or max_w < 90 * s:
+        h = row_h * rng.uniform(0.3, 0.42)
+        col = pick(rng, [(40, 40, 44), (150, 150, 155), (20, 20, 20)])
+        d.rectangle([x, y_floor - h, x + 7 * s, y_floor], fill=col)
+        d.rectangle([x, y_floor - 5 * s, x + 60 * s, y_floor], fill=col)
+        return 60 * s
+    if kind == "box":
+        bw, bh = min(max_w, rng.uniform(120, 220) * s), row_h * rng.uniform(0.2, 0.35)
+        col = pick(rng, [(200, 180, 150), (90, 110, 130), (160, 60, 50)])
+        d.rectangle([x, y_floor - bh, x + bw, y_floor], fill=col)
+        d.rectangle([x, y_floor - bh, x + bw, y_floor - bh + 10 * s], fill=scaled(col, 1.12))
+        return bw
+    pw, ph = min(max_w, rng.uniform(70, 110) * s), row_h * rng.uniform(0.18, 0.26)
+    col = pick(rng, [(190, 90, 60), (230, 230, 225), (70, 90, 120)])
+    d.polygon([(x, y_floor - ph), (x + pw, y_floor - ph), (x + pw * 0.85, y_floor),
+               (x + pw * 0.15, y_floor)], fill=col)
+    for i in range(7):
+        cx = x + rng.uniform(0.3, 0.7) * pw
+        cy = y_floor - ph - rng.uniform(0.1, 0.9) * row_h * 0.3
+        r = rng.uniform(0.12, 0.25) * pw
+        d.ellipse([cx - r, cy - r * 0.6, cx + r, cy + r * 0.6],
+                  fill=pick(rng, [(60, 120, 60), (40, 100, 50), (80, 140, 70)]))
+    return pw
+
+
+def plan_row(rng, books, s, row_h, spec, direction_p):
+    """Design the spines of one row: returns a list of items (books and gaps), left to right."""
+    n = len(books)
+    lean_left = set()
+    lean_right = set()
+    nl = spec.get("lean", 0)
+    cand = list(range(1, n - 1))
+    rng.shuffle(cand)
+    for i in cand:
+        if len(lean_left) + len(lean_right) >= nl:
+            break
+        if any(abs(i - j) < 3 for j in lean_left | lean_right):
+            continue
+        (lean_left if rng.random() < 0.6 else lean_right).add(i)
+    gaps = set()
+    for i in rng.permutation(np.arange(1, n))[:spec.get("gaps", 0)]:
+        i = int(i)
+        if i not in lean_left and i - 1 not in lean_right:
+            gaps.add(i)
+    items = []
+    for i, b in enumerate(books):
+        h = row_h * rng.uniform(*spec.get("book_h", (0.64, 0.93)))
+        w = spine_width(rng, spec.get("widths", "mixed"), s)
+        direction = "ttb" if rng.random() < direction_p else "btt"
+        img, w, info = make_spine(b, h, w, s, rng, direction,
+                                  narrow=rng.random() < spec.get("narrow", 0.1))
+        lean = 0.0
+        if i in lean_left:
+            lean = rng.uniform(3, 8)
+        elif i in lean_right:
+            lean = -rng.uniform(3, 8)
+        if i in gaps:
+            items.append(("gap", rng.uniform(14, 60) * s))
+        if lean > 0:
+            items.append(("gap", h * math.sin(math.radians(lean)) + 2 * s))
+        items.append(("book", b, img, w, h, direction, lean, info))
+        if lean < 0:
+            items.append(("gap", h * math.sin(math.radians(-lean)) + 2 * s))
+    return items
+
+
+def row_width(items):
+    return sum(it[1] if it[0] == "gap" else it[3] for it in items)
+
+
+def place_row(layer, items, x, y_floor):
+    """Paste the spines of a row standing on y_floor from x rightwards; returns placed books
+    [(book, corners, direction, lean, info)] and the x after the last book."""
+    placed = []
+    for it in items:
+        if it[0] == "gap":
+            x += it[1]
+            continue
+        _, b, img, w, h, direction, lean, info = it
+        if lean > 0:    # leans left, resting on its bottom-left corner
+            corners = paste_rotated(layer, img, (0, img.height), (x, y_floor), lean)
+        elif lean < 0:  # leans right, resting on its bottom-right corner
+            corners = paste_rotated(layer, img, (img.width, img.height), (x + w, y_floor), lean)
+        else:
+            corners = paste_rotated(layer, img, (0, img.height), (x, y_floor), 0)
+        placed.append((b, corners, direction, lean, info))
+        x += w
+    return placed, x
+
+
+def warp_to_frame(canvas, W, H, ox, oy, rot, persp, k):
+    """Photograph the canvas: frame (ox, oy, W, H) of it, rotated by rot degrees, with a
+    perspective (persp = (px, py) as fractions) and zoom k. Returns (image, canvas->frame H)."""
+    CW, CH = canvas.size
+    pp = (persp[0] / (W / 2), persp[1] / (H / 2))
+    Hm = homography(k, rot, pp, (ox + W / 2, oy + H / 2), (W / 2, H / 2))
+    Hi = np.linalg.inv(Hm)
+    Hi /= Hi[2, 2]
+    for x, y in apply_h(Hi, [(0, 0), (W, 0), (W, H), (0, H)]):
+        assert 0 <= x <= CW and 0 <= y <= CH, ("frame leaves the canvas", x, y, CW, CH)
+    img = canvas.transform((W, H), Image.PERSPECTIVE, tuple(Hi.flatten()[:8]),
+                           resample=Image.BICUBIC)
+    return img, Hm
+
+
+def check_inside(Hm, placed, W, H, name, margin=0.005):
+    """Every book drawn must lie inside the photo (the truth lists all of them)."""
+    for b, corners, *_ in placed:
+        for x, y in apply_h(Hm, corners):
+            assert margin * W <= x <= (1 - margin) * W and margin * H <= y <= (1 - margin) * H, \
+                (name, b[0], round(x), round(y))
+
+
+def render_shelf(spec, books, rng):
+    """A bookcase (2+ rows) or a wall shelf (1 row) full of standing books, photographed.
+    books: one list per row. Returns (image at spec['render'] or spec['size'], placed books)."""
+    W, H = spec.get("render", spec["size"])
+    s = spec.get("scale", 1.0)
+    name = spec["name"]
+    nrows = len(books)
+    ox, oy = int(W * 0.12), int(H * 0.12)
+    CW, CH = W + 2 * ox, H + 2 * oy
+    wall, wood = pick(rng, WALLS), pick(rng, WOODS)
+    canvas = wall_texture(CW, CH, rng, wall)
+    T, side = 34 * s, 42 * s
+    if nrows == 1:
+        floors = [oy + H * rng.uniform(0.8, 0.86)]
+        row_hs = [H * rng.uniform(0.6, 0.7)]
+    else:
+        top, bottom = oy + H * 0.03, oy + H * 0.975
+        R = (bottom - top - nrows * T) / nrows
+        floors = [top + (i + 1) * R + i * T for i in range(nrows)]
+        row_hs = [R] * nrows
+    rows = []
+    for i, (bk, rh) in enumerate(zip(books, row_hs)):
+        rs = dict(spec)
+        for key in ("lean", "gaps"):  # totals per image, spread over the rows
+            rs[key] = spec.get(key, 0) // nrows + (i < spec.get(key, 0) % nrows)
+        rows.append(plan_row(rng, bk, s, rh, rs, spec.get("ttb", 0.5)))
+    widths = [row_width(r) for r in rows]
+    max_iw = W * 0.95 - 2 * side
+    if max(widths) > max_iw:
+        raise SystemExit(f"{name}: a row is {max(widths):.0f} px wide, the shelf only "
+                         f"{max_iw:.0f}; use fewer or thinner spines")
+    IW = min(max_iw, max(widths) + W * rng.uniform(0.04, 0.14))
+    slack = (max_iw - IW) / 2
+    x_l = ox + (W - IW) / 2 + rng.uniform(-1, 1) * min(slack, W * 0.04)
+    x_r = x_l + IW
+    d = ImageDraw.Draw(canvas)
+    if nrows == 1:
+        y = floors[0]
+        x0, x1 = int(x_l - 40 * s), int(x_r + 40 * s)
+        for bx in (x0 + 0.15 * (x1 - x0), x0 + 0.85 * (x1 - x0)):  # brackets
+            d.rectangle([bx, y + T, bx + 8 * s, y + T + 70 * s], fill=(60, 60, 64))
+            d.line([bx + 4 * s, y + T + 60 * s, bx + 54 * s, y + T], fill=(60, 60, 64),
+                   width=max(2, int(6 * s)))
+        canvas.paste(wood_texture(x1 - x0, int(T), rng, wood), (x0, int(y)))
+        d.rectangle([x0, y - 6 * s, x1, y], fill=scaled(wood, 1.15))
+        d.line([x0, y + T, x1, y + T], fill=scaled(wood, 0.55), width=max(1, int(2 * s)))
+    else:
+        back = scaled(wood, 0.62) if wood != WOODS[-1] else (200, 196, 188)
+        top_in = floors[0] - row_hs[0]
+        d.rectangle([x_l, top_in, x_r, floors[-1]], fill=back)
+        a = np.asarray(canvas, np.float32).copy()
+        for f, rh in zip(floors, row_hs):  # shadow under each board
+            y0, y1 = int(f - rh), int(f - rh + rh * 0.45)
+            g = np.linspace(0.62, 1.0, y1 - y0, dtype=np.float32)[:, None, None]
+            a[y0:y1, int(x_l):int(x_r)] *= g
+        canvas = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
+        d = ImageDraw.Draw(canvas)
+        y_top = int(top_in - T)
+        for xs in (x_l - side, x_r):
+            canvas.paste(wood_texture(int(side), CH - y_top, rng, wood, vertical=True),
+                         (int(xs), y_top))
+        for f in [top_in - T] + floors:
+            bx0, by0 = int(x_l - side), int(f)
+            canvas.paste(wood_texture(int(x_r + side) - bx0, int(T), rng, wood), (bx0, by0))
+            d.line([bx0, by0, int(x_r + side), by0], fill=scaled(wood, 1.2),
+                   width=max(1, int(2 * s)))
+        d.rectangle([int(x_l - side), int(floors[-1] + T), int(x_r + side), CH],
+                    fill=scaled(wood, 0.8))
+    layer = Image.new("RGBA", (CW, CH), (0, 0, 0, 0))
+    placed = []
+    ld = ImageDraw.Draw(layer)
+    for items, f, rh in zip(rows, floors, row_hs):
+        x = x_l + rng.uniform(2, 14) * s
+        p, x_end = place_row(layer, items, x, f)
+        placed += p
+        left = x_r - x_end
+        if left > 100 * s and rng.random() < 0.8:
+            shelf_object(ld, rng, x_end + rng.uniform(6, 20) * s, f, left - 30 * s, rh, s, wall)
+    canvas = cast_shadow(canvas, layer, 9 * s, 3 * s, 16 * s, 0.42 if nrows == 1 else 0.3)
+    canvas.paste(layer, (0, 0), layer)
+    if nrows > 1:  # the rows are darker near the board above them
+        a = np.asarray(canvas, np.float32).copy()
+        for f, rh in zip(floors, row_hs):
+            y0, y1 = int(f - rh), int(f - rh * 0.55)
+            g = np.linspace(0.8, 1.0, y1 - y0, dtype=np.float32)[:, None, None]
+            a[y0:y1, int(x_l):int(x_r)] *= g
+        canvas = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
+    img, Hm = warp_to_frame(canvas, W, H, ox, oy, spec.get("rot", 0.0),
+                            spec.get("persp", (0.0, 0.0)), spec.get("zoom", 1.0))
+    check_inside(Hm, placed, W, H, name)
+    return img, placed
+
+
+def render_stack(spec, books, rng):
+    """Books lying flat in one pile on a table, spines towards the camera (text left to
+    right)."""
+    W, H = spec["size"]
+    s = spec.get("scale", 1.0)
+    ox, oy = int(W * 0.12), int(H * 0.12)
+    CW, CH = W + 2 * ox, H + 2 * oy
+    canvas = wall_texture(CW, CH, rng, pick(rng, WALLS))
+    y_table = int(oy + H * rng.uniform(0.5, 0.62))
+    wood = pick(rng, WOODS[:4])
+    canvas.paste(wood_texture(CW, CH - y_table, rng, wood), (0, y_table))
+    d = ImageDraw.Draw(canvas)
+    d.line([0, y_table, CW, y_table], fill=scaled(wood, 1.25), width=int(3 * s))
+    layer = Image.new("RGBA", (CW, CH), (0, 0, 0, 0))
+    y = oy + H * rng.uniform(0.88, 0.93)
+    xc = ox + W * rng.uniform(0.44, 0.56)
+    lengths = sorted((W * rng.uniform(0.36, 0.56) for _ in books), reverse=True)
+    placed = []
+    for i, (b, L) in enumerate(zip(books, lengths)):
+        L *= rng.uniform(0.94, 1.0)
+        w = spine_width(rng, spec.get("widths", "mixed"), s)
+        img, w, info = make_spine(b, L, w, s, rng, "ltr", narrow=rng.random() < 0.1)
+        tilt = rng.uniform(-0.5, 0.5)
+        x = xc + rng.uniform(-0.035, 0.035) * W
+        corners = paste_rotated(layer, img, (img.width / 2, img.height), (x, y), tilt)
+        placed.append((b, corners, "ltr", 0.0, info))
+        y -= w + 1
+    assert y > oy + 0.04 * H, (spec["name"], "pile too high")
+    canvas = cast_shadow(canvas, layer, 14 * s, 6 * s, 20 * s, 0.45)
+    canvas.paste(layer, (0, 0), layer)
+    img, Hm = warp_to_frame(canvas, W, H, ox, oy, spec.get("rot", 0.0),
+                            spec.get("persp", (0.0, 0.0)), spec.get("zoom", 1.0))
+    check_inside(Hm, placed, W, H, spec["name"])
+    placed.reverse()  # truth lists the pile from top to bottom
+    return img, placed
+
+
+# --------------------------------------------------------------------------------------
+# Front covers
+# --------------------------------------------------------------------------------------
+
+def gradient(w, h, c1, c2, vertical=True):
+    t = np.linspace(0, 1, h if vertical else w, dtype=np.float32)
+    t = t[:, None, None] if vertical else t[None, :, None]
+    a = np.array(c1, np.float32) * (1 - t) + np.array(c2, np.float32) * t
+    a = np.broadcast_to(a, (h, w, 3))
+    return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
+
+
+def cover_art(book, c, rng, cw, ch):
+    """Front cover: large title, author, optional subtitle / tagline, simple shapes."""
+    style = c["style"]
+    title = book[0].upper() if c.get("upper") else book[0]
+    author = " & ".join(book[1])
+    fg, tf, af = c["fg"], c["title_font"], c["author_font"]
+    if style == "sun":
+        img = gradient(cw, ch, c["c1"], c["c2"])
+        d = ImageDraw.Draw(img)
+        r = cw * 0.26
+        d.ellipse([cw * 0.62 - r, ch * 0.52 - r, cw * 0.62 + r, ch * 0.52 + r], fill=c["c3"])
+        for k, col in enumerate((scaled(c["c2"], 0.8), scaled(c["c2"], 0.65))):
+            pts = [(0, ch)]
+            for i in range(9):
+                pts.append((cw * i / 8, ch * (0.7 + 0.06 * k) + ch * 0.04 *
+                            math.sin(i * 1.3 + k * 2)))
+            pts.append((cw, ch))
+            d.polygon(pts, fill=col)
+        title_box = (0.08, 0.07, 0.92, 0.34)
+        author_box = (0.08, 0.86, 0.92, 0.95)
+    elif style == "bauhaus":
+        img = Image.new("RGB", (cw, ch), c["c1"])
+        d = ImageDraw.Draw(img)
+        for i in range(7):
+            col = pick(rng, [c["c2"], c["c3"], (240, 236, 226), (30, 30, 34)])
+            x, y = rng.uniform(0, cw), rng.uniform(ch * 0.52, ch * 0.95)
+            r = rng.uniform(0.06, 0.16) * cw
+            if i % 2:
+                d.ellipse([x - r, y - r, x + r, y + r], fill=col)
+            else:
+                d.rectangle([x - r, y - r * 0.6, x + r * 1.4, y + r * 0.6], fill=col)
+        d.rectangle([0, ch * 0.06, cw, ch * 0.46], fill=c["c4"])
+        title_box = (0.07, 0.08, 0.93, 0.36)
+        author_box = (0.07, 0.37, 0.93, 0.44)
+    elif style == "classic":
+        img = Image.new("RGB", (cw, ch), c["c1"])
+        d = ImageDraw.Draw(img)
+        for inset, wd in ((0.04, 6), (0.06, 2)):
+            d.rectangle([cw * inset, ch * inset * cw / ch, cw * (1 - inset),
+                         ch - cw * inset], outline=c["c2"], width=wd)
+        for yy in (0.47, 0.5):
+            d.line([cw * 0.3, ch * yy, cw * 0.7, ch * yy], fill=c["c2"], width=3)
+        d.polygon([(cw * 0.5, ch * 0.465), (cw * 0.515, ch * 0.485), (cw * 0.5, ch * 0.505),
+                   (cw * 0.485, ch * 0.485)], fill=c["c2"])
+        title_box = (0.12, 0.14, 0.88, 0.44)
+        author_box = (0.12, 0.56, 0.88, 0.64)
+    else:  # split: two colours across a diagonal, with stripes
+        img = Image.new("RGB", (cw, ch), c["c1"])
+        d = ImageDraw.Draw(img)
+        d.polygon([(0, ch * 0.55), (cw, ch * 0.35), (cw, ch), (0, ch)], fill=c["c2"])
+        for i in range(4):
+            off = ch * (0.02 + 0.035 * i)
+            d.line([(0, ch * 0.55 + off), (cw, ch * 0.35 + off)], fill=c["c3"],
+                   width=int(ch * 0.008))
+        title_box = (0.08, 0.08, 0.92, 0.34)
+        author_box = (0.08, 0.86, 0.92, 0.94)
+    d = ImageDraw.Draw(img)
+    tb = [title_box[0] * cw, title_box[1] * ch, title_box[2] * cw, title_box[3] * ch]
+    sub = c.get("subtitle")
+    sub_h = 0
+    if sub:
+        sfit = fit_text(sub, c.get("sub_font", af), tb[2] - tb[0], ch * 0.08, ch * 0.03,
+                        ch * 0.018, max_lines=2)
+        sub_h = sfit["across"] + ch * 0.025
+    t = fit_text(title, tf, tb[2] - tb[0], tb[3] - tb[1] - sub_h, ch * c.get("title_h", 0.075),
+                 ch * 0.03, max_lines=4, spacing=1.18)
+    assert t, (book[0], "title does not fit the cover")
+    ty = tb[1] + (tb[3] - tb[1] - sub_h) / 2
+    draw_lines(d, t, tb[0], tb[2], ty, fg, c.get("align", "centre"))
+    if sub:
+        draw_lines(d, sfit, tb[0], tb[2], ty + t["across"] / 2 + ch * 0.025 + sfit["across"] / 2,
+                   c.get("sub_fg", fg), c.get("align", "centre"))
+    ab = [author_box[0] * cw, author_box[1] * ch, author_box[2] * cw, author_box[3] * ch]
+    a = fit_text(author.upper() if c.get("author_upper") else author, af, ab[2] - ab[0],
+                 ab[3] - ab[1], ch * 0.032, ch * 0.018, max_lines=1)
+    draw_lines(d, a, ab[0], ab[2], (ab[1] + ab[3]) / 2, c.get("author_fg", fg),
+               c.get("align", "centre"))
+    if c.get("tagline"):
+        g = fit_text(c["tagline"], af, cw * 0.6, ch * 0.04, ch * 0.018, ch * 0.012, max_lines=1)
+        gy = {"sun": 0.39, "bauhaus": 0.5, "classic": 0.7, "split": 0.4}[style]
+        draw_lines(d, g, cw * 0.2, cw * 0.8, ch * gy, c.get("tag_fg", fg), "centre")
+    return img.convert("RGBA"), dict(title_h=t["h"], lines=len(t["lines"]))
+
+
+def photo_of_card(card, W, H, rng, bg_kind, rot, persp, offset=(0, 0), shadow=True):
+    """Lay a flat card (RGBA) on a background and photograph it (rotation, perspective)."""
+    bg = background(bg_kind, W, H, rng)
+    pp = (persp[0] / (W / 2), persp[1] / (H / 2))
+    Hm = homography(1.0, rot, pp, (card.width / 2, card.height / 2),
+                    (W / 2 + offset[0] * W, H / 2 + offset[1] * H))
+    Hi = np.linalg.inv(Hm)
+    Hi /= Hi[2, 2]
+    warped = card.transform((W, H), Image.PERSPECTIVE, tuple(Hi.flatten()[:8]),
+                            resample=Image.BICUBIC, fillcolor=(0, 0, 0, 0))
+    if shadow:
+        alpha = warped.getchannel("A").reduce(2).filter(ImageFilter.GaussianBlur(5))
+        a = np.asarray(alpha.resize((W, H), Image.BILINEAR), np.float32) * 0.4
+        a = np.roll(np.roll(a, 8, 0), 6, 1)
+        bg = Image.composite(Image.new("RGB", (W, H), (0, 0, 0)), bg,
+                             Image.fromarray(a.astype(np.uint8)))
+    bg.paste(warped, (0, 0), warped)
+    corners = apply_h(Hm, [(0, 0), (card.width, 0), (card.width, card.height),
+                           (0, card.height)])
+    return bg, corners
+
+
+# --------------------------------------------------------------------------------------
+# Photos without a book
+# --------------------------------------------------------------------------------------
+
+LETTER_TEXT = [
+    "Dear Ms Ferrer,",
+    "Thank you for your letter of 12 March and for the photographs of the garden wall. "
+    "I visited the site on Tuesday morning with the builder, and we agree that the damage "
+    "was caused by the roots of the old fig tree rather than by the recent storms.",
+    "The builder proposes to take down the loose section, about four metres long, and to "
+    "rebuild it on a new footing with the original stones where they can be saved. He "
+    "expects the work to take six days once the weather is dry, and he can start in the "
+    "second week of April.",
+    "His estimate is enclosed. It includes the removal of the rubble and a new coping along "
+    "the whole wall, but not the pruning of the tree, which the council must approve first. "
+    "I have written to them today and will forward their answer as soon as it arrives.",
+    "Please let me know whether these dates suit you, and whether you would like us to keep "
+    "the iron gate in its present place or move it nearer to the lane.",
+    "With kind regards,",
+]
+
+
+def scene_kitchen(W, H, rng):
+    """A kitchen counter drawn with simple shapes: tiles, cupboards, kettle, mugs, fruit."""
+    img = Image.new("RGB", (W, H), (236, 234, 226))
+    d = ImageDraw.Draw(img)
+    tile = int(W / 16)
+    for y in range(0, int(H * 0.62), tile):  # tiled splashback
+        for x in range(0, W, tile):
+            c = 228 + int(rng.integers(-6, 7))
+            d.rectangle([x + 2, y + 2, x + tile - 2, y + tile - 2], fill=(c, c + 2, c - 4))
+    d.rectangle([0, 0, W, int(H * 0.2)], fill=(120, 150, 160))          # upper cupboards
+    for i in range(4):
+        x0 = i * W / 4
+        d.rectangle([x0 + 6, 6, x0 + W / 4 - 6, H * 0.2 - 6], fill=(130, 162, 172))
+        d.rectangle([x0 + W / 8 - 30, H * 0.17, x0 + W / 8 + 30, H * 0.18], fill=(60, 60, 60))
+    d.rectangle([W * 0.62, H * 0.24, W * 0.92, H * 0.55], fill=(200, 225, 240))  # window
+    d.rectangle([W * 0.77 - 5, H * 0.24, W * 0.77 + 5, H * 0.55], fill=(240, 240, 240))
+    d.rectangle([0, H * 0.62, W, H * 0.68], fill=(90, 80, 72))          # worktop edge
+    top = wood_texture(W, int(H * 0.32), rng, (170, 130, 90))
+    img.paste(top, (0, int(H * 0.68)))
+    d.rectangle([W * 0.08, H * 0.36, W * 0.24, H * 0.64], fill=(200, 60, 50))  # kettle
+    d.ellipse([W * 0.08, H * 0.3, W * 0.24, H * 0.42], fill=(200, 60, 50))
+    d.rectangle([W * 0.24, H * 0.42, W * 0.28, H * 0.5], fill=(40, 40, 40))
+    for i, col in enumerate([(240, 240, 235), (70, 110, 170), (230, 190, 60)]):  # mugs
+        x = W * (0.32 + 0.08 * i)
+        d.rectangle([x, H * 0.5, x + W * 0.055, H * 0.64], fill=col)
+        d.ellipse([x + W * 0.05, H * 0.53, x + W * 0.075, H * 0.6], outline=col,
+                  width=int(W * 0.006))
+    d.rectangle([W * 0.5, H * 0.58, W * 0.72, H * 0.66], fill=(190, 150, 100))  # board
+    d.ellipse([W * 0.3, H * 0.7, W * 0.56, H * 0.86], fill=(235, 235, 230))  # bowl, fruit
+    for i in range(6):
+        x, y = W * rng.uniform(0.33, 0.5), H * rng.uniform(0.69, 0.76)
+        r = W * 0.03
+        d.ellipse([x - r, y - r, x + r, y + r],
+                  fill=pick(rng, [(230, 140, 30), (200, 40, 40), (120, 170, 50)]))
+    return img
+
+
+def scene_letter_page(rng):
+    """A printed letter on A4-ish paper: letterhead, address, date, paragraphs, signature."""
+    pw, ph = 840, 1188
+    img = Image.new("RGBA", (pw, ph), (250, 249, 244, 255))
+    d = ImageDraw.Draw(img)
+    fh = tfont("Liberation Sans Bold", 30)
+    d.text((70, 70), "Ribas & Hart, Surveyors", font=fh, fill=(30, 50, 90))
+    fs = tfont("Liberation Sans", 17)
+    d.text((70, 112), "14 Carrer de la Riera, 08301 Mataró  ·  +34 937 00 00 00", font=fs,
+           fill=(60, 60, 70))
+    d.line([70, 142, pw - 70, 142], fill=(30, 50, 90), width=2)
+    fb = tfont("Liberation Serif", 22)
+    y = 180
+    for line in ["Ms Laia Ferrer", "Passeig del Mar 3", "08350 Arenys de Mar"]:
+        d.text((70, y), line, font=fb, fill=(25, 25, 25))
+        y += 28
+    d.text((pw - 70, 180), "21 March", font=fb, fill=(25, 25, 25), anchor="ra")
+    y += 40
+    for para in LETTER_TEXT:
+        for line in wrap(d, para, fb, pw - 140):
+            d.text((70, y), line, font=fb, fill=(25, 25, 25))
+            y += 30
+        y += 16
+    d.line([(80, y + 40), (120, y + 10), (150, y + 45), (190, y + 15), (230, y + 40)],
+           fill=(20, 40, 120), width=3)
+    d.text((70, y + 70), "Jordi Ribas", font=fb, fill=(25, 25, 25))
+    assert y + 110 < ph
+    return img
+
+
+def scene_rug(W, H, rng):
+    """A striped woven rug with fringes on a wooden floor."""
+    img = wood_texture(W, H, rng, (150, 110, 74))
+    rx0, rx1, ry0, ry1 = int(W * 0.1), int(W * 0.9), int(H * 0.12), int(H * 0.88)
+    cols = [(170, 50, 45), (235, 225, 200), (40, 70, 110), (210, 160, 60), (90, 120, 80)]
+    x = rx0
+    rug = np.zeros((ry1 - ry0, rx1 - rx0, 3), np.float32)
+    i = 0
+    while x < rx1:
+        w = int(rng.uniform(28, 110))
+        rug[:, x - rx0:min(rx1, x + w) - rx0] = cols[i % len(cols)]
+        x += w
+        i += 1 + int(rng.integers(0, 2))
+    weave = smooth_noise(rng, ry1 - ry0, rx1 - rx0, 6, octaves=2)
+    rug *= (0.86 + 0.22 * weave)[..., None]
+    a = np.asarray(img, np.float32).copy()
+    a[ry0:ry1, rx0:rx1] = rug
+    img = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
+    d = ImageDraw.Draw(img)
+    for xx in range(rx0 + 4, rx1 - 4, 14):  # fringes at both ends
+        d.line([xx, ry0, xx + rng.uniform(-4, 4), ry0 - 40], fill=(225, 215, 190), width=4)
+        d.line([xx, ry1, xx + rng.uniform(-4, 4), ry1 + 40], fill=(225, 215, 190), width=4)
+    return img.filter(ImageFilter.GaussianBlur(0.8))
+
+
+# --------------------------------------------------------------------------------------
+# The text-corpus image list
+# --------------------------------------------------------------------------------------
+
+# Shelves: rows = spines per row; ttb = share of spines whose text runs top to bottom (the
+# rest run bottom to top); lean = leaning spines (3-8 degrees); gaps = extra gaps; widths =
+# spine width mix; books = how many come from the English / Spanish-Catalan-French lists
+# (default: about a quarter non-English). Damage as in the barcode set.
+SHELVES = [
+    dict(name="shelf-1row-mixed.jpg", size=(1600, 1200), rows=[14], ttb=0.5, lean=1, gaps=1,
+         blur=0.6),
+    dict(name="shelf-2rows-perspective.jpg", size=(2400, 1600), rows=[16, 15], ttb=0.5,
+         lean=2, gaps=2, persp=(0.07, 0.0), zoom=0.93, blur=0.8, noise=1),
+    dict(name="shelf-2rows-rot2-vignette.jpg", size=(2000, 1500), rows=[13, 14], ttb=0.55,
+         lean=1, gaps=1, rot=2.0, zoom=0.94, shade=("radial", 0.5), blur=0.7),
+    dict(name="shelf-1row-wide-spines-glare.jpg", size=(2000, 1500), rows=[14], ttb=0.45,
+         widths="wide", lean=1, glare=(0.42, 0.42, 0.09, 0.75), blur=0.7),
+    dict(name="shelf-2rows-blur1.5.jpg", size=(1600, 1200), rows=[11, 12], ttb=0.5,
+         blur=1.5, noise=1.5),
+    dict(name="shelf-1row-lowres-noise.jpg", size=(1024, 768), render=(2048, 1536), rows=[16],
+         ttb=0.5, gaps=1, blur=0.6, noise=4),
+    dict(name="shelf-2rows-jpeg40-leaning.jpg", size=(2000, 1500), rows=[14, 15], ttb=0.5,
+         lean=6, gaps=2, jpeg=40, blur=0.6),
+    dict(name="shelf-1row-english-ttb.jpg", size=(1800, 1200), rows=[15], ttb=1.0,
+         books=dict(en=15, intl=0), shade=("linear", 0.4), blur=0.7),
+    dict(name="shelf-2rows-spanish-catalan-french-btt.jpg", size=(1600, 1200), rows=[13, 14],
+         ttb=0.15, books=dict(en=0, intl=27), persp=(-0.05, 0.03), zoom=0.93, blur=0.7),
+    dict(name="shelf-1row-thin-spines-rot-1.5.jpg", size=(1600, 1200), rows=[22], ttb=0.5,
+         widths="thin", lean=1, rot=-1.5, zoom=0.96, blur=1.0),
+]
+STACKS = [
+    dict(name="stack-6-books.jpg", size=(1600, 1200), n=6, blur=0.6, noise=1.5),
+    dict(name="stack-8-books-rot3-shade.jpg", size=(1600, 1200), n=8, rot=3.0, zoom=0.95,
+         shade=("linear", 0.45), blur=0.7, noise=2),
+    dict(name="stack-10-books-perspective-blur1.2.jpg", size=(1600, 1200), n=10,
+         widths="thin", persp=(0.06, 0.04), zoom=0.94, blur=1.2, noise=3),
+]
+COVERS = [
+    dict(name="cover-dune.jpg", book="Dune", size=(1200, 1600), style="sun",
+         c1=(245, 178, 90), c2=(156, 74, 34), c3=(252, 232, 170), fg=(48, 22, 10),
+         title_font="URW Gothic Demi", author_font="URW Gothic Book", upper=True,
+         author_upper=True, title_h=0.11, tagline="A NOVEL", author_fg=(250, 240, 220),
+         bg="desk", fill=0.86, blur=0.6, noise=2),
+    dict(name="cover-curious-incident-rot5.jpg",
+         book="The Curious Incident of the Dog in the Night-Time", size=(1200, 1600),
+         style="bauhaus", c1=(236, 106, 40), c2=(30, 60, 120), c3=(250, 210, 70),
+         c4=(250, 248, 240), fg=(20, 20, 24), title_font="Open Sans Bold",
+         author_font="Open Sans", title_h=0.055, bg="desk", fill=0.82, rot=5.0, blur=0.7,
+         noise=2),
+    dict(name="cover-sombra-del-viento-perspective-table.jpg", book="La sombra del viento",
+         size=(1600, 1200), style="classic", c1=(238, 228, 204), c2=(120, 30, 30),
+         fg=(70, 20, 20), title_font="C059 Bold", author_font="C059 Roman", title_h=0.085,
+         tagline="Novela", bg="wood", fill=0.8, rot=-9.0, persp=(0.22, -0.1),
+         offset=(0.0, 0.02), shade=("linear", 0.35), blur=0.7, noise=2),
+    dict(name="cover-bonjour-tristesse-blur2.jpg", book="Bonjour tristesse", size=(1200, 1600),
+         style="split", c1=(250, 244, 232), c2=(40, 110, 150), c3=(250, 200, 60),
+         fg=(30, 40, 60), author_fg=(250, 250, 250), title_font="Caladea Bold",
+         author_font="Caladea Italic", title_h=0.085, tagline="roman", bg="cloth",
+         fill=0.84, blur=2.0, noise=2),
+    dict(name="cover-zen-motorcycle-subtitle-glare.jpg",
+         book="Zen and the Art of Motorcycle Maintenance", size=(1200, 1600), style="sun",
+         c1=(40, 60, 110), c2=(20, 26, 50), c3=(230, 110, 60), fg=(250, 246, 230),
+         title_font="Liberation Serif Bold", author_font="Liberation Serif Italic",
+         title_h=0.06, subtitle="An Inquiry into Values", sub_fg=(240, 200, 120), bg="desk",
+         fill=0.85, glare=(0.66, 0.62, 0.12, 0.55), blur=0.7, noise=2),
+    dict(name="cover-jo-confesso-vignette.jpg", book="Jo confesso", size=(1200, 1600),
+         style="bauhaus", c1=(30, 30, 34), c2=(180, 40, 40), c3=(220, 200, 160),
+         c4=(200, 40, 40), fg=(250, 246, 236), title_font="P052 Bold",
+         author_font="P052 Italic", title_h=0.1, tagline="Novel·la", tag_fg=(240, 236, 226),
+         bg="wood", fill=0.84, rot=-2.0, shade=("radial", 0.55), blur=0.7, noise=2),
+]
+NOBOOK = [
+    dict(name="kitchen-counter.jpg", size=(1600, 1200), scene="kitchen", blur=0.8, noise=2,
+         notes="kitchen counter drawn with simple shapes (tiles, cupboards, window, kettle, "
+               "mugs, fruit bowl); no text, no book"),
+    dict(name="printed-letter.jpg", size=(1200, 1600), scene="letter", blur=0.7, noise=2,
+         shade=("linear", 0.3),
+         notes="a printed letter (letterhead, address, date, five paragraphs, signature) lying "
+               "on a desk, slight perspective; printed text but no book title"),
+    dict(name="striped-rug.jpg", size=(1600, 1200), scene="rug", noise=2,
+         notes="striped woven rug with fringes on a wooden floor (wide vertical stripes)"),
+]
+BIG_SHELF = dict(name="big-shelf.jpg", size=(4032, 3024), rows=[18, 17, 19], scale=1.75,
+                 ttb=0.5, lean=2, gaps=3, rot=0.8, zoom=0.97, blur=0.8, noise=2,
+                 shade=("radial", 0.35))
+
+
+class BookQueues:
+    """Deals the books out to the images: English and non-English titles each cycle through a
+    fixed shuffled order, so every book appears (about twice) across the shelves and piles."""
+
+    def __init__(self, seed_name):
+        rng = rng_for(seed_name)
+        self.q = {}
+        for key, langs in (("en", ("en",)), ("intl", ("es", "ca", "fr"))):
+            lst = [b for b in TEXT_BOOKS if b[3] in langs]
+            self.q[key] = [lst[i] for i in rng.permutation(len(lst))]
+        self.pos = {k: 0 for k in self.q}
+
+    def take(self, key, n, exclude):
+        out = []
+        q = self.q[key]
+        tries = 0
+        while len(out) < n:
+            b = q[self.pos[key] % len(q)]
+            self.pos[key] += 1
+            tries += 1
+            assert tries < 3 * len(q) + n, "not enough distinct books"
+            if b[0] in exclude or b in out:
+                continue
+            out.append(b)
+        return out
+
+    def deal(self, total, mix, rng):
+        if mix is None:
+            intl = int(round(total * 0.27))
+            mix = dict(en=total - intl, intl=intl)
+        assert mix["en"] + mix["intl"] == total, mix
+        books = self.take("en", mix["en"], set())
+        books += self.take("intl", mix["intl"], {b[0] for b in books})
+        return [books[i] for i in rng.permutation(len(books))]
+
+
+def finish_photo(img, spec, rng):
+    """Shading, glare and blur at the rendered size, then the low-resolution step, then noise."""
+    d1 = {k: spec[k] for k in ("shade", "glare", "blur") if spec.get(k)}
+    if d1:
+        img = damage(img, d1, rng)
+    if tuple(spec.get("render", spec["size"])) != tuple(spec["size"]):
+        img = img.resize(tuple(spec["size"]), Image.BOX)
+    if spec.get("noise"):
+        img = damage(img, {"noise": spec["noise"]}, rng)
+    return img
+
+
+def damage_notes(spec):
+    parts = []
+    if spec.get("persp") and any(spec["persp"]):
+        parts.append("perspective")
+    if spec.get("rot"):
+        parts.append(f"rotation {spec['rot']:g} deg")
+    if spec.get("render") and tuple(spec["render"]) != tuple(spec["size"]):
+        parts.append("low resolution (drawn at {}x{}, downscaled to {}x{})".format(
+            *spec["render"], *spec["size"]))
+    if spec.get("blur"):
+        parts.append(f"blur {spec['blur']:g}")
+    if spec.get("noise"):
+        parts.append(f"noise {spec['noise']:g}")
+    if spec.get("shade"):
+        parts.append("shading gradient" if spec["shade"][0] == "linear"
+                     else "uneven light (vignette)")
+    if spec.get("glare"):
+        parts.append("glare spot")
+    parts.append(f"JPEG quality {spec.get('jpeg', 85)}")
+    return parts
+
+
+def spine_notes(spec, placed, rows_desc):
+    n = len(placed)
+    ttb = sum(1 for p in placed if p[2] == "ttb")
+    btt = sum(1 for p in placed if p[2] == "btt")
+    lean = sum(1 for p in placed if p[3])
+    noauth = sum(1 for p in placed if not p[4]["author"])
+    multi = sum(1 for p in placed if p[4]["lines"] > 1)
+    f = spec["size"][0] / spec.get("render", spec["size"])[0]
+    hs = [p[4]["title_h"] * f for p in placed]
+    parts = [rows_desc, f"{n} spines"]
+    if ttb or btt:
+        parts += [f"{ttb} top-to-bottom", f"{btt} bottom-to-top"]
+    else:
+        parts.append("spines horizontal, text left-to-right")
+    if lean:
+        parts.append(f"{lean} leaning")
+    parts.append(f"{noauth} without author")
+    if multi:
+        parts.append(f"{multi} titles on 2-3 lines")
+    parts.append(f"title text {min(hs):.0f}-{max(hs):.0f} px")
+    return ", ".join(parts + damage_notes(spec))
+
+
+def truth_record(image, kind, books, notes):
+    return {"image": image, "kind": kind, "books": [book_truth(b) for b in books],
+            "barcodes": [], "unlabelled_regions": False, "notes": notes}
+
+
+def make_shelf_image(spec, queues):
+    """Render one shelf photo; returns (image, truth record without the image path)."""
+    rng = rng_for("shelves/" + spec["name"])
+    total = sum(spec["rows"])
+    books = queues.deal(total, spec.get("books"), rng)
+    rows, i = [], 0
+    for n in spec["rows"]:
+        rows.append(books[i:i + n])
+        i += n
+    img, placed = render_shelf(spec, rows, rng)
+    img = finish_photo(img, spec, rng)
+    assert img.size == tuple(spec["size"])
+    nr = len(spec["rows"])
+    desc = f"{nr} row{'s' if nr > 1 else ''} ({'+'.join(map(str, spec['rows']))})"
+    if spec.get("gaps"):
+        desc += f", {spec['gaps']} gap{'s' if spec['gaps'] > 1 else ''}"
+    rec = truth_record(None, "shelf", [p[0] for p in placed], spine_notes(spec, placed, desc))
+    return img, rec
+
+
+def make_text_corpus(lines):
+    """Write shelves/, stacks/, covers/, none/ and append their truth records to lines."""
+    queues = BookQueues("text-corpus/book-order")
+    shown = set()
+    for folder in ("shelves", "stacks", "covers", "none"):
+        if (OUT / folder).exists():
+            shutil.rmtree(OUT / folder)
+        (OUT / folder).mkdir(parents=True)
+
+    def save_jpeg(img, folder, spec, rec):
+        path = OUT / folder / spec["name"]
+        img.save(path, quality=spec.get("jpeg", 85), optimize=True)
+        rec["image"] = f"{folder}/{spec['name']}"
+        lines.append(json.dumps(rec, ensure_ascii=False))
+        shown.update(b["title"] for b in rec["books"])
+        print("wrote", path, file=sys.stderr)
+
+    for spec in SHELVES:
+        img, rec = make_shelf_image(spec, queues)
+        save_jpeg(img, "shelves", spec, rec)
+    for spec in STACKS:
+        rng = rng_for("stacks/" + spec["name"])
+        books = queues.deal(spec["n"], spec.get("books"), rng)
+        img, placed = render_stack(spec, books, rng)
+        img = finish_photo(img, spec, rng)
+        rec = truth_record(None, "stack", [p[0] for p in placed],
+                           spine_notes(spec, placed, "1 pile, books lying flat"))
+        save_jpeg(img, "stacks", spec, rec)
+    for spec in COVERS:
+        rng = rng_for("covers/" + spec["name"])
+        W, H = spec["size"]
+        book = BOOK_BY_TITLE[spec["book"]]
+        ch = int(spec["fill"] * H)
+        cw = int(ch * 0.66)
+        card, info = cover_art(book, spec, rng, cw, ch)
+        img, corners = photo_of_card(card, W, H, rng, spec["bg"], spec.get("rot", 0.0),
+                                     spec.get("persp", (0.0, 0.0)), spec.get("offset", (0, 0)))
+        for x, y in corners:
+            assert 0 <= x <= W and 0 <= y <= H, (spec["name"], x, y)
+        img = finish_photo(img, spec, rng)
+        extra = []
+        if spec.get("subtitle"):
+            extra.append(f"subtitle \u201c{spec['subtitle']}\u201d")
+        if spec.get("tagline"):
+            extra.append(f"tagline \u201c{spec['tagline']}\u201d")
+        if spec.get("upper"):
+            extra.append("title in capitals")
+        notes = ", ".join([f"front cover ({spec['style']} design), title on "
+                           f"{info['lines']} line{'s' if info['lines'] > 1 else ''}, "
+                           f"title text {info['title_h']:.0f} px"] + extra
+                          + damage_notes(spec))
+        save_jpeg(img, "covers", spec, truth_record(None, "cover", [book], notes))
+    for spec in NOBOOK:
+        rng = rng_for("none/" + spec["name"])
+        W, H = spec["size"]
+        if spec["scene"] == "kitchen":
+            img = scene_kitchen(W, H, rng)
+        elif spec["scene"] == "rug":
+            img = scene_rug(W, H, rng)
+        else:
+            page = scene_letter_page(rng)
+            img, corners = photo_of_card(page, W, H, rng, "desk", 2.5, (0.05, 0.04))
+            for x, y in corners:
+                assert 0 <= x <= W and 0 <= y <= H, (spec["name"], x, y)
+        img = finish_photo(img, spec, rng)
+        save_jpeg(img, "none", spec, truth_record(
+            None, "none", [], ", ".join([spec["notes"]] + damage_notes(spec))))
+    missing = [b[0] for b in TEXT_BOOKS if b[0] not in shown]
+    assert not missing, f"books never shown: {missing}"
+    return len(shown)
+
+
+def make_big_shelf(out_path):
+    """--big-shelf: one 4032x3024 photo of a full bookcase (for speed tests, not committed);
+    its truth line goes to stdout."""
+    spec = dict(BIG_SHELF)
+    queues = BookQueues("big-shelf/book-order")
+    img, rec = make_shelf_image(spec, queues)
+    img.save(out_path, quality=85, optimize=True)
+    rec["image"] = os.path.basename(out_path)
+    print(json.dumps(rec, ensure_ascii=False))
+    print("wrote", out_path, file=sys.stderr)
+
+
 # --------------------------------------------------------------------------------------
 
 README = """# SampleImages
@@ -1128,6 +2504,19 @@ blurbs on the covers are written for these images.
 
 
 def main():
+    ap = argparse.ArgumentParser(
+        description="Regenerate SampleImages/ (run from the repository root).")
+    ap.add_argument("--big-shelf", metavar="OUT.jpg",
+                    help="only write one 4032x3024 photo of a full bookcase to OUT.jpg (outside "
+                         "the repository; for speed tests) and print its truth line to stdout")
+    args = ap.parse_args()
+    check_fonts()
+    if args.big_shelf:
+        out = Path(args.big_shelf).resolve()
+        if OUT.resolve() in out.parents:
+            sys.exit("--big-shelf: write it outside SampleImages/ (it is not part of the corpus)")
+        make_big_shelf(str(out))
+        return
     if not Path("Package.swift").exists():
         sys.exit("run from the repository root: python3 scripts/make-sample-images.py")
     names = [s["name"] for s in IMAGES]
@@ -1143,10 +2532,15 @@ def main():
         save(img, bdir / spec["name"], spec)
         lines.append(json.dumps(truth_line(spec), ensure_ascii=False))
         print("wrote", bdir / spec["name"], file=sys.stderr)
+    n_books = make_text_corpus(lines)
     (OUT / "truth.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     make_orientation(OUT / "orientation")
-    (OUT / "README.md").write_text(README.format(n=len(IMAGES)))
-    print(f"{len(IMAGES)} barcode-set images, 8 orientation images, truth.jsonl", file=sys.stderr)
+    (OUT / "README.md").write_text(README.format(
+        n=len(IMAGES), n_shelves=len(SHELVES), n_stacks=len(STACKS), n_covers=len(COVERS),
+        n_none=len(NOBOOK), n_books=n_books, apt=FONT_APT))
+    print(f"{len(IMAGES)} barcode-set images, 8 orientation images, {len(SHELVES)} shelves, "
+          f"{len(STACKS)} piles, {len(COVERS)} covers, {len(NOBOOK)} no-book photos "
+          f"({n_books} distinct books), truth.jsonl", file=sys.stderr)
 
 
 if __name__ == "__main__":

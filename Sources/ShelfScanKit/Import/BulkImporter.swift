@@ -232,7 +232,7 @@ public struct BulkImporter: Sendable {
             report.unreadable.append(.init(source: path, message: error.message))
             return report
         }
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let lines = Self.lines(String(decoding: bytes, as: UTF8.self))
         var start = firstLine
         while start < lines.count {
             let end = min(lines.count, start + options.batchSize)
@@ -249,6 +249,13 @@ public struct BulkImporter: Sendable {
             _ = try? library.importBooks([], source: "list", status: options.status, countCopies: false, input: (hash, path, "list", 0, true))
         }
         return report
+    }
+
+    /// Lines of a text file whatever its line ends: "\r\n" is one Character in Swift, so splitting
+    /// on "\n" alone would read a Windows file as a single line.
+    static func lines(_ text: String) -> [String] {
+        text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
     /// Imports numbered lines (from a list or standard input) in one transaction.

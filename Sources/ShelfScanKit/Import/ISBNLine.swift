@@ -40,12 +40,12 @@ public enum ISBNLine: Equatable, Sendable {
         return fields.count == 1 ? .unreadable(trimmed) : .nothing
     }
 
-    /// Strips CSV quotes and Goodreads' `="..."` formula wrapper.
+    /// An ISBN field without CSV quotes (raw or doubled) and Goodreads' `="..."` formula wrapper:
+    /// `"=""0330320289"""` as it stands in the file, or `="0330320289"` once CSV-decoded.
+    /// For ISBN fields only: quotes are never part of an ISBN.
     static func unwrap(_ s: String) -> String {
-        var t = s.trimmingCharacters(in: .whitespaces)
+        var t = s.filter { $0 != "\"" }.trimmingCharacters(in: .whitespacesAndNewlines)
         if t.hasPrefix("=") { t.removeFirst() }
-        while t.hasPrefix("\"") { t.removeFirst() }
-        while t.hasSuffix("\"") { t.removeLast() }
         return t.trimmingCharacters(in: .whitespaces)
     }
 }

@@ -429,7 +429,15 @@ public struct LibraryDatabase: Sendable {
     public func addUnlessPresent(_ books: [Book]) throws(ShelfScanError) -> [Bool] {
         try write { db in
             var added: [Bool] = []
-            var seenKeys = Set<String>()
+            // Title keys of owned books (and of those added here), with their ISBNs: read once,
+            // compared in Swift (SQLite's lower() folds ASCII letters only).
+            var known: [String: [String?]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT title, authors, isbn13 FROM books WHERE owned = 1") {
+                let authorsJSON: String = row["authors"] ?? "[]"
+                let authors = (try? JSONDecoder().decode([String].self, from: Data(authorsJSON.utf8))) ?? []
+                let key = Self.titleKey(title: row["title"] ?? "", firstAuthor: authors.first)
+                if !key.isEmpty { known[key, default: []].append(row["isbn13"]) }
+            }
             for book in books {
                 let key = Self.titleKey(book)
                 if let isbn = book.isbn13, var existing = try Book.filter(Book.Columns.isbn13 == isbn).fetchOne(db) {
@@ -437,20 +445,19 @@ public struct LibraryDatabase: Sendable {
                     if existing.owned || !book.owned { added.append(false); continue }
                     existing = MetadataMerge.adopt(existing, as: book)
                     try existing.update(db)
+                    if !key.isEmpty { known[key, default: []].append(isbn) }
                     added.append(true)
                     continue
                 }
-                if !key.isEmpty {
-                    if seenKeys.contains(key) { added.append(false); continue }
-                    let candidates = try Book.filter(Book.Columns.owned == true).filter(sql: "lower(title) = ?", arguments: [book.title.lowercased()]).fetchAll(db)
-                    if candidates.contains(where: { Self.titleKey($0) == key && (book.isbn13 == nil || $0.isbn13 == nil) }) {
-                        added.append(false)
-                        continue
-                    }
-                    seenKeys.insert(key)
+                // Same title and first author is the same book only when an ISBN is missing on
+                // either side: two editions with their own ISBNs are two books.
+                if !key.isEmpty, let isbns = known[key], isbns.contains(where: { $0 == nil || book.isbn13 == nil }) {
+                    added.append(false)
+                    continue
                 }
                 var copy = book
                 try copy.insert(db)
+                if !key.isEmpty, copy.owned { known[key, default: []].append(copy.isbn13) }
                 added.append(true)
             }
             return added
@@ -459,8 +466,12 @@ public struct LibraryDatabase: Sendable {
 
     /// Normalised title and first author, for finding the same book without an ISBN.
     static func titleKey(_ b: Book) -> String {
-        guard !b.title.isEmpty else { return "" }
-        return MetadataService.normalise(b.title) + "|" + MetadataService.normalise(b.authors.first ?? "")
+        titleKey(title: b.title, firstAuthor: b.authors.first)
+    }
+
+    static func titleKey(title: String, firstAuthor: String?) -> String {
+        guard !title.isEmpty else { return "" }
+        return MetadataService.normalise(title) + "|" + MetadataService.normalise(firstAuthor ?? "")
     }
 
     // MARK: Plumbing

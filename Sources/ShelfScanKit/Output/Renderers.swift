@@ -107,7 +107,8 @@ struct CSVRenderer: ResultRenderer {
 /// RFC 4180 quoting.
 public enum CSV {
     public static func field(_ s: String) -> String {
-        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
+        // Scalars, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
+        guard s.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
         return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 

@@ -137,15 +137,16 @@ public enum LibraryExchange {
         }
 
         func book(from row: [String], source: String) -> Result<(Book, String?), RowProblem> {
+            // The CSV reader has already removed the quoting; a field's own quotes are kept.
             func value(_ i: Int?) -> String? {
                 guard let i, i < row.count else { return nil }
-                let v = ISBNLine.unwrap(row[i]).trimmingCharacters(in: .whitespacesAndNewlines)
+                let v = row[i].trimmingCharacters(in: .whitespacesAndNewlines)
                 return v.isEmpty ? nil : v
             }
             var warning: String?
             var parsedISBN: ISBN?
             for i in self.isbn {
-                guard let raw = value(i) else { continue }
+                guard let raw = value(i).map(ISBNLine.unwrap), !raw.isEmpty else { continue }
                 if let parsed = ISBN(raw) { parsedISBN = parsed; break }
                 warning = "ISBN \(raw) has a wrong check digit or length; imported without it"
             }
