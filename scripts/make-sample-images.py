@@ -8,11 +8,22 @@ Run from the repository root:
 It (re)writes:
   SampleImages/barcodes/*.png|*.jpg   back covers / product labels with EAN/UPC codes,
                                       plus a few images with no barcode at all
+  SampleImages/shelves/*.jpg          bookshelves: rows of book spines with real titles
+  SampleImages/stacks/*.jpg           piles of books lying flat
+  SampleImages/covers/*.jpg           front covers
+  SampleImages/none/*.jpg             photos without a book (kitchen, letter, rug)
   SampleImages/orientation/exif-N.jpg EXIF Orientation test images (N = 1..8)
   SampleImages/truth.jsonl            ground truth (shared TRUTH-FORMAT)
   SampleImages/README.md, SampleImages/orientation/README.md
 
-Dependencies: Python 3, Pillow, numpy. Fonts: DejaVu (/usr/share/fonts/truetype/dejavu).
+    python3 scripts/make-sample-images.py --big-shelf OUT.jpg
+
+only writes one 4032x3024 photo of a full bookcase (for speed tests; keep it out of the
+repository) and prints its truth line.
+
+Dependencies: Python 3, Pillow, numpy and the Debian font packages in FONT_APT (DejaVu for
+the barcode images; Liberation, FreeFont, Carlito, Caladea, Open Sans and URW base35 too for
+the text images).
 Every image uses its own random generator seeded from its file name, so the output is the
 same on every run (and adding an image does not change the others).
 
@@ -1447,7 +1458,7 @@ SPINE_TITLE_H = (18, 40)   # ink height of spine titles at scale 1 (px)
 SPINE_AUTHOR_MIN_H = 11    # smallest author ink height at scale 1 (px)
 
 
-def spine_style(rng, s, narrow=False):
+def spine_style(rng, narrow=False):
     bg = pick(rng, SPINE_COLOURS)
     inks = [c for c in INK_COLOURS if abs(lum(c) - lum(bg)) >= 105]
     fg = pick(rng, inks)
@@ -1496,33 +1507,33 @@ def layout_spine(book, st, L, w, s):
             if t:
                 return dict(mode="none", title=t, author=None, usable=usable, m=m,
                             mark_len=mark_len)
-        elif mode == "end":
-            a_target = max(amin, min(target * st["author_ratio"], across))
-            a = fit_text(a_text, st["author_font"], usable * 0.45, across, a_target, amin,
-                         max_lines=1)
-            if not a:
-                continue
-            t = fit_text(t_text, st["title_font"], usable - a["len"] - 0.06 * L, across,
-                         target, tmin)
-            if t and a["h"] < t["h"] * 0.9:
-                return dict(mode="end", title=t, author=a, usable=usable, m=m,
-                            mark_len=mark_len)
-        elif mode == "below":
-            a_target = max(amin, target * st["author_ratio"])
-            a = fit_text(a_text, st["author_font"], usable, across, a_target, amin,
-                         max_lines=1)
-            if not a:
-                continue
-            gap = 0.35 * a["h"] + 2 * s
-            t = fit_text(t_text, st["title_font"], usable, across - a["across"] - gap,
-                         target, tmin)
-            if t and a["h"] < t["h"] * 0.9:
-                return dict(mode="below", title=t, author=a, usable=usable, m=m,
-                            mark_len=mark_len, gap=gap)
+            continue
+        # the author is smaller than the title: try author heights from
+        # author_ratio x title target down to the minimum
+        a_target = min(target * st["author_ratio"], across)
+        while a_target >= amin:
+            if mode == "end":  # title and author one after the other along the spine
+                a = fit_text(a_text, st["author_font"], usable * 0.45, across, a_target, amin,
+                             max_lines=1)
+                t = a and fit_text(t_text, st["title_font"], usable - a["len"] - 0.06 * L,
+                                   across, target, tmin)
+                if t and a["h"] <= 0.85 * t["h"]:
+                    return dict(mode="end", title=t, author=a, usable=usable, m=m,
+                                mark_len=mark_len)
+            else:  # "below": author line under the title line(s), across the spine
+                a = fit_text(a_text, st["author_font"], usable, across, a_target, amin,
+                             max_lines=1)
+                gap = a and 0.35 * a["h"] + 2 * s
+                t = a and fit_text(t_text, st["title_font"], usable,
+                                   across - a["across"] - gap, target, tmin)
+                if t and a["h"] <= 0.85 * t["h"]:
+                    return dict(mode="below", title=t, author=a, usable=usable, m=m,
+                                mark_len=mark_len, gap=gap)
+            a_target -= 1.5 * s
     return None
 
 
-def draw_spine_strip(book, st, lay, L, w, s, bottom_end, rng):
+def draw_spine_strip(st, lay, L, w, s, bottom_end):
     """The spine as a horizontal L x w strip, its text reading left to right. bottom_end
     ('left' or 'right') is the end that is the bottom of the book (publisher mark there)."""
     L, w = int(round(L)), int(round(w))
@@ -1550,7 +1561,8 @@ def draw_spine_strip(book, st, lay, L, w, s, bottom_end, rng):
         mc = fg if not (st["two_tone"]) else (fg if abs(lum(fg) - lum(st["two_tone"])) > 80
                                                else st["bg"])
         if st["mark"] == "circle":
-            d.ellipse([mark_c - r, cy - r, mark_c + r, cy + r], outline=mc, width=max(2, int(r / 4)))
+            d.ellipse([mark_c - r, cy - r, mark_c + r, cy + r], outline=mc,
+                      width=max(2, int(r / 4)))
         elif st["mark"] == "square":
             d.rectangle([mark_c - r * 0.8, cy - r * 0.8, mark_c + r * 0.8, cy + r * 0.8], fill=mc)
         else:
@@ -1584,7 +1596,7 @@ def draw_spine_strip(book, st, lay, L, w, s, bottom_end, rng):
 def make_spine(book, L, w, s, rng, direction, narrow=False):
     """Design and draw one spine. direction: 'ttb', 'btt' (standing) or 'ltr' (lying).
     Returns (RGBA image of the book as seen, final spine width, info)."""
-    st = spine_style(rng, s, narrow)
+    st = spine_style(rng, narrow)
     wmax = 90 * s
     lay = None
     for attempt in range(40):
@@ -1603,7 +1615,7 @@ def make_spine(book, L, w, s, rng, direction, narrow=False):
     if lay is None:
         raise SystemExit(f"cannot fit {book[0]!r} on a {L:.0f} px spine")
     bottom = {"ttb": "right", "btt": "left", "ltr": "right"}[direction]
-    strip = draw_spine_strip(book, st, lay, L, w, s, bottom, rng)
+    strip = draw_spine_strip(st, lay, L, w, s, bottom)
     if direction == "ttb":
         img = strip.transpose(Image.Transpose.ROTATE_270)
     elif direction == "btt":
@@ -1682,13 +1694,14 @@ def cast_shadow(bg, layer, dx, dy, blur, strength):
     a = layer.getchannel("A")
     small = a.reduce(4).filter(ImageFilter.GaussianBlur(max(1.0, blur / 4)))
     sh = small.resize(a.size, Image.BILINEAR)
-    sh = ImageChops_offset(sh, int(dx), int(dy))
+    sh = shift_image(sh, int(dx), int(dy))
     arr = np.asarray(bg, np.float32)
     k = 1.0 - strength * np.asarray(sh, np.float32)[..., None] / 255.0
     return Image.fromarray(np.clip(arr * k, 0, 255).astype(np.uint8))
 
 
-def ImageChops_offset(img, dx, dy):
+def shift_image(img, dx, dy):
+    """img moved by (dx, dy), the uncovered part black."""
     out = Image.new(img.mode, img.size, 0)
     out.paste(img, (dx, dy))
     return out
@@ -1704,7 +1717,7 @@ def spine_width(rng, kind, s):
     return rng.uniform(lo, hi) * s
 
 
-def shelf_object(d, rng, x, y_floor, max_w, row_h, s, wall):
+def shelf_object(d, rng, x, y_floor, max_w, row_h, s):
     """A bookend, a plain box or a plant pot standing at x on the floor line; returns width."""
     kind = pick(rng, ["bookend", "box", "plant"])
     if kind == "bookend" or max_w < 90 * s:
@@ -1897,7 +1910,7 @@ def render_shelf(spec, books, rng):
         placed += p
         left = x_r - x_end
         if left > 100 * s and rng.random() < 0.8:
-            shelf_object(ld, rng, x_end + rng.uniform(6, 20) * s, f, left - 30 * s, rh, s, wall)
+            shelf_object(ld, rng, x_end + rng.uniform(6, 20) * s, f, left - 30 * s, rh, s)
     canvas = cast_shadow(canvas, layer, 9 * s, 3 * s, 16 * s, 0.42 if nrows == 1 else 0.3)
     canvas.paste(layer, (0, 0), layer)
     if nrows > 1:  # the rows are darker near the board above them
@@ -1929,7 +1942,7 @@ def render_stack(spec, books, rng):
     layer = Image.new("RGBA", (CW, CH), (0, 0, 0, 0))
     y = oy + H * rng.uniform(0.88, 0.93)
     xc = ox + W * rng.uniform(0.44, 0.56)
-    lengths = sorted((W * rng.uniform(0.36, 0.56) for _ in books), reverse=True)
+    lengths = sorted((W * rng.uniform(0.46, 0.7) for _ in books), reverse=True)
     placed = []
     for i, (b, L) in enumerate(zip(books, lengths)):
         L *= rng.uniform(0.94, 1.0)
@@ -2127,7 +2140,7 @@ def scene_kitchen(W, H, rng):
     return img
 
 
-def scene_letter_page(rng):
+def scene_letter_page():
     """A printed letter on A4-ish paper: letterhead, address, date, paragraphs, signature."""
     pw, ph = 840, 1188
     img = Image.new("RGBA", (pw, ph), (250, 249, 244, 255))
@@ -2170,8 +2183,8 @@ def scene_rug(W, H, rng):
         rug[:, x - rx0:min(rx1, x + w) - rx0] = cols[i % len(cols)]
         x += w
         i += 1 + int(rng.integers(0, 2))
-    weave = smooth_noise(rng, ry1 - ry0, rx1 - rx0, 6, octaves=2)
-    rug *= (0.86 + 0.22 * weave)[..., None]
+    weave = smooth_noise(rng, ry1 - ry0, rx1 - rx0, 40, octaves=2)
+    rug *= (0.88 + 0.18 * weave)[..., None]
     a = np.asarray(img, np.float32).copy()
     a[ry0:ry1, rx0:rx1] = rug
     img = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
@@ -2193,80 +2206,82 @@ def scene_rug(W, H, rng):
 SHELVES = [
     dict(name="shelf-1row-mixed.jpg", size=(1600, 1200), rows=[14], ttb=0.5, lean=1, gaps=1,
          blur=0.6),
-    dict(name="shelf-2rows-perspective.jpg", size=(2400, 1600), rows=[16, 15], ttb=0.5,
-         lean=2, gaps=2, persp=(0.07, 0.0), zoom=0.93, blur=0.8, noise=1),
-    dict(name="shelf-2rows-rot2-vignette.jpg", size=(2000, 1500), rows=[13, 14], ttb=0.55,
-         lean=1, gaps=1, rot=2.0, zoom=0.94, shade=("radial", 0.5), blur=0.7),
-    dict(name="shelf-1row-wide-spines-glare.jpg", size=(2000, 1500), rows=[14], ttb=0.45,
-         widths="wide", lean=1, glare=(0.42, 0.42, 0.09, 0.75), blur=0.7),
+    dict(name="shelf-2rows-perspective.jpg", size=(2400, 1600), rows=[14, 13], ttb=0.5,
+         lean=2, gaps=2, persp=(0.07, 0.0), zoom=0.93, blur=0.9, jpeg=75),
+    dict(name="shelf-2rows-rot2-vignette.jpg", size=(2000, 1500), rows=[12, 13], ttb=0.55,
+         lean=1, gaps=1, rot=2.0, zoom=0.94, shade=("radial", 0.5), blur=0.8),
+    dict(name="shelf-1row-wide-spines-glare.jpg", size=(2000, 1500), rows=[12], ttb=0.45,
+         widths="wide", lean=1, glare=(0.42, 0.42, 0.09, 0.75), blur=0.9),
     dict(name="shelf-2rows-blur1.5.jpg", size=(1600, 1200), rows=[11, 12], ttb=0.5,
-         blur=1.5, noise=1.5),
+         blur=1.5),
     dict(name="shelf-1row-lowres-noise.jpg", size=(1024, 768), render=(2048, 1536), rows=[16],
-         ttb=0.5, gaps=1, blur=0.6, noise=4),
-    dict(name="shelf-2rows-jpeg40-leaning.jpg", size=(2000, 1500), rows=[14, 15], ttb=0.5,
-         lean=6, gaps=2, jpeg=40, blur=0.6),
+         ttb=0.5, gaps=1, blur=0.6, noise=2.5),
+    dict(name="shelf-2rows-jpeg40-leaning.jpg", size=(2000, 1500), rows=[13, 14], ttb=0.5,
+         lean=6, gaps=2, jpeg=40, blur=0.8),
     dict(name="shelf-1row-english-ttb.jpg", size=(1800, 1200), rows=[15], ttb=1.0,
-         books=dict(en=15, intl=0), shade=("linear", 0.4), blur=0.7),
+         books=dict(en=15, intl=0), shade=("linear", 0.4), blur=0.9),
     dict(name="shelf-2rows-spanish-catalan-french-btt.jpg", size=(1600, 1200), rows=[13, 14],
-         ttb=0.15, books=dict(en=0, intl=27), persp=(-0.05, 0.03), zoom=0.93, blur=0.7),
+         ttb=0.15, books=dict(en=0, intl=27), persp=(-0.05, 0.03), zoom=0.93, blur=0.9),
     dict(name="shelf-1row-thin-spines-rot-1.5.jpg", size=(1600, 1200), rows=[22], ttb=0.5,
          widths="thin", lean=1, rot=-1.5, zoom=0.96, blur=1.0),
 ]
 STACKS = [
-    dict(name="stack-6-books.jpg", size=(1600, 1200), n=6, blur=0.6, noise=1.5),
-    dict(name="stack-8-books-rot3-shade.jpg", size=(1600, 1200), n=8, rot=3.0, zoom=0.95,
-         shade=("linear", 0.45), blur=0.7, noise=2),
-    dict(name="stack-10-books-perspective-blur1.2.jpg", size=(1600, 1200), n=10,
-         widths="thin", persp=(0.06, 0.04), zoom=0.94, blur=1.2, noise=3),
+    dict(name="stack-6-books.jpg", size=(1200, 900), n=6, blur=0.6),
+    dict(name="stack-8-books-rot3-shade.jpg", size=(1200, 900), n=8, rot=3.0, zoom=0.95,
+         shade=("linear", 0.45), blur=0.7),
+    dict(name="stack-10-books-perspective-blur1.2.jpg", size=(1200, 900), n=10,
+         widths="thin", persp=(0.06, 0.04), zoom=0.94, blur=1.2, noise=2),
 ]
 COVERS = [
-    dict(name="cover-dune.jpg", book="Dune", size=(1200, 1600), style="sun",
+    dict(name="cover-dune.jpg", book="Dune", size=(960, 1280), style="sun",
          c1=(245, 178, 90), c2=(156, 74, 34), c3=(252, 232, 170), fg=(48, 22, 10),
          title_font="URW Gothic Demi", author_font="URW Gothic Book", upper=True,
          author_upper=True, title_h=0.11, tagline="A NOVEL", author_fg=(250, 240, 220),
-         bg="desk", fill=0.86, blur=0.6, noise=2),
+         bg="desk", fill=0.86, blur=0.6),
     dict(name="cover-curious-incident-rot5.jpg",
-         book="The Curious Incident of the Dog in the Night-Time", size=(1200, 1600),
+         book="The Curious Incident of the Dog in the Night-Time", size=(960, 1280),
          style="bauhaus", c1=(236, 106, 40), c2=(30, 60, 120), c3=(250, 210, 70),
          c4=(250, 248, 240), fg=(20, 20, 24), title_font="Open Sans Bold",
-         author_font="Open Sans", title_h=0.055, bg="desk", fill=0.82, rot=5.0, blur=0.7,
-         noise=2),
+         author_font="Open Sans", title_h=0.055, bg="desk", fill=0.82, rot=5.0, blur=0.7),
     dict(name="cover-sombra-del-viento-perspective-table.jpg", book="La sombra del viento",
-         size=(1600, 1200), style="classic", c1=(238, 228, 204), c2=(120, 30, 30),
+         size=(1280, 960), style="classic", c1=(238, 228, 204), c2=(120, 30, 30),
          fg=(70, 20, 20), title_font="C059 Bold", author_font="C059 Roman", title_h=0.085,
-         tagline="Novela", bg="wood", fill=0.8, rot=-9.0, persp=(0.22, -0.1),
-         offset=(0.0, 0.02), shade=("linear", 0.35), blur=0.7, noise=2),
-    dict(name="cover-bonjour-tristesse-blur2.jpg", book="Bonjour tristesse", size=(1200, 1600),
+         tagline="Novela", bg="wood", fill=0.8, rot=-9.0, persp=(0.3, -0.14),
+         offset=(0.0, 0.02), shade=("linear", 0.35), blur=0.7),
+    dict(name="cover-bonjour-tristesse-blur2.jpg", book="Bonjour tristesse", size=(960, 1280),
          style="split", c1=(250, 244, 232), c2=(40, 110, 150), c3=(250, 200, 60),
          fg=(30, 40, 60), author_fg=(250, 250, 250), title_font="Caladea Bold",
          author_font="Caladea Italic", title_h=0.085, tagline="roman", bg="cloth",
-         fill=0.84, blur=2.0, noise=2),
+         fill=0.84, blur=2.0),
     dict(name="cover-zen-motorcycle-subtitle-glare.jpg",
-         book="Zen and the Art of Motorcycle Maintenance", size=(1200, 1600), style="sun",
+         book="Zen and the Art of Motorcycle Maintenance", size=(960, 1280), style="sun",
          c1=(40, 60, 110), c2=(20, 26, 50), c3=(230, 110, 60), fg=(250, 246, 230),
          title_font="Liberation Serif Bold", author_font="Liberation Serif Italic",
          title_h=0.06, subtitle="An Inquiry into Values", sub_fg=(240, 200, 120), bg="desk",
-         fill=0.85, glare=(0.66, 0.62, 0.12, 0.55), blur=0.7, noise=2),
-    dict(name="cover-jo-confesso-vignette.jpg", book="Jo confesso", size=(1200, 1600),
+         fill=0.85, glare=(0.66, 0.62, 0.12, 0.55), blur=0.7),
+    dict(name="cover-jo-confesso-vignette.jpg", book="Jo confesso", size=(960, 1280),
          style="bauhaus", c1=(30, 30, 34), c2=(180, 40, 40), c3=(220, 200, 160),
          c4=(200, 40, 40), fg=(250, 246, 236), title_font="P052 Bold",
          author_font="P052 Italic", title_h=0.1, tagline="Novel·la", tag_fg=(240, 236, 226),
-         bg="wood", fill=0.84, rot=-2.0, shade=("radial", 0.55), blur=0.7, noise=2),
+         bg="wood", fill=0.84, rot=-2.0, shade=("radial", 0.55), blur=0.7),
 ]
 NOBOOK = [
-    dict(name="kitchen-counter.jpg", size=(1600, 1200), scene="kitchen", blur=0.8, noise=2,
+    dict(name="kitchen-counter.jpg", size=(1600, 1200), scene="kitchen", blur=0.8,
          notes="kitchen counter drawn with simple shapes (tiles, cupboards, window, kettle, "
                "mugs, fruit bowl); no text, no book"),
-    dict(name="printed-letter.jpg", size=(1200, 1600), scene="letter", blur=0.7, noise=2,
+    dict(name="printed-letter.jpg", size=(1080, 1440), scene="letter", blur=0.7, jpeg=75,
          shade=("linear", 0.3),
          notes="a printed letter (letterhead, address, date, five paragraphs, signature) lying "
                "on a desk, slight perspective; printed text but no book title"),
-    dict(name="striped-rug.jpg", size=(1600, 1200), scene="rug", noise=2,
+    dict(name="striped-rug.jpg", size=(1280, 960), scene="rug",
          notes="striped woven rug with fringes on a wooden floor (wide vertical stripes)"),
 ]
 BIG_SHELF = dict(name="big-shelf.jpg", size=(4032, 3024), rows=[18, 17, 19], scale=1.75,
-                 ttb=0.5, lean=2, gaps=3, rot=0.8, zoom=0.97, blur=0.8, noise=2,
+                 ttb=0.5, lean=2, gaps=3, rot=0.8, zoom=0.97, blur=0.8, noise=2, jpeg=85,
                  shade=("radial", 0.35))
+
+
+TEXT_JPEG = 80  # JPEG quality of the text images unless a spec sets "jpeg"
 
 
 class BookQueues:
@@ -2335,7 +2350,7 @@ def damage_notes(spec):
                      else "uneven light (vignette)")
     if spec.get("glare"):
         parts.append("glare spot")
-    parts.append(f"JPEG quality {spec.get('jpeg', 85)}")
+    parts.append(f"JPEG quality {spec.get('jpeg', TEXT_JPEG)}")
     return parts
 
 
@@ -2357,7 +2372,7 @@ def spine_notes(spec, placed, rows_desc):
         parts.append(f"{lean} leaning")
     parts.append(f"{noauth} without author")
     if multi:
-        parts.append(f"{multi} titles on 2-3 lines")
+        parts.append(f"{multi} title{'s' if multi > 1 else ''} on 2-4 lines")
     parts.append(f"title text {min(hs):.0f}-{max(hs):.0f} px")
     return ", ".join(parts + damage_notes(spec))
 
@@ -2398,7 +2413,7 @@ def make_text_corpus(lines):
 
     def save_jpeg(img, folder, spec, rec):
         path = OUT / folder / spec["name"]
-        img.save(path, quality=spec.get("jpeg", 85), optimize=True)
+        img.save(path, quality=spec.get("jpeg", TEXT_JPEG), optimize=True)
         rec["image"] = f"{folder}/{spec['name']}"
         lines.append(json.dumps(rec, ensure_ascii=False))
         shown.update(b["title"] for b in rec["books"])
@@ -2447,7 +2462,7 @@ def make_text_corpus(lines):
         elif spec["scene"] == "rug":
             img = scene_rug(W, H, rng)
         else:
-            page = scene_letter_page(rng)
+            page = scene_letter_page()
             img, corners = photo_of_card(page, W, H, rng, "desk", 2.5, (0.05, 0.04))
             for x, y in corners:
                 assert 0 <= x <= W and 0 <= y <= H, (spec["name"], x, y)
@@ -2465,7 +2480,7 @@ def make_big_shelf(out_path):
     spec = dict(BIG_SHELF)
     queues = BookQueues("big-shelf/book-order")
     img, rec = make_shelf_image(spec, queues)
-    img.save(out_path, quality=85, optimize=True)
+    img.save(out_path, quality=spec.get("jpeg", TEXT_JPEG), optimize=True)
     rec["image"] = os.path.basename(out_path)
     print(json.dumps(rec, ensure_ascii=False))
     print("wrote", out_path, file=sys.stderr)
@@ -2480,9 +2495,13 @@ Regenerate them (from the repository root) with:
 
     python3 scripts/make-sample-images.py
 
-Needs Python 3 with Pillow and numpy, and the DejaVu fonts in
-/usr/share/fonts/truetype/dejavu. The script seeds its random generator from each file name,
-so re-running it gives the same images (byte-identical with the same Pillow/libjpeg).
+Needs Python 3 with Pillow and numpy, and these Debian font packages (the script stops and
+names the missing package when a font file is absent):
+
+    {apt}
+
+The script seeds its random generator from each file name, so re-running it gives the same
+images (byte-identical with the same Pillow/libjpeg and fonts). It takes under a minute.
 Score the zbarimg CLI on this folder with `python3 scripts/zbarimg-baseline.py SampleImages`.
 
 - `barcodes/`: {n} images: book back covers with real ISBN-13s (some with EAN-5 price or
@@ -2492,14 +2511,51 @@ Score the zbarimg CLI on this folder with `python3 scripts/zbarimg-baseline.py S
   including a striped-fabric false-positive bait). Damage (tilt, blur, noise, perspective,
   shading, glare, JPEG quality, low resolution) is in each file name and in the `notes` of
   truth.jsonl. The barcodes are drawn by the script's own EAN/UPC encoders.
-- `truth.jsonl`: one line per image in `barcodes/`, following the shared truth format
-  (../shared/corpora/TRUTH-FORMAT.md): `kind` is `barcode` or `none`; `books` lists the
-  book when the code is an ISBN; `barcodes` holds the canonical digits (EAN-13, UPC-A and
-  UPC-E as 13 digits, EAN-8 as 8, add-on after one space). Paths are relative to this folder.
+- `shelves/`: {n_shelves} photos of bookshelves (`kind: shelf`), 1600x1200 to 2400x1600 plus one
+  1024x768 low-resolution shot: one row on a wall shelf or two rows in a bookcase, 11-22 spines
+  per row, 25-90 px wide, title (and usually the author, smaller) along the spine, running
+  top-to-bottom on some spines and bottom-to-top on others; capitals or mixed case, regular,
+  bold, narrow and italic faces from {n_fonts} font files; leaning spines (3-8 degrees), gaps,
+  bookends, boxes and plants (no text) in the empty ends. Title text is 18-40 px high (ink
+  height) at the image's resolution, about half that on the low-resolution shelf. One shelf has only English titles, all
+  top-to-bottom; one only Spanish, Catalan and French titles, mostly bottom-to-top. The photos
+  of the text sets are JPEG quality 80 (75 on two, 40 on one), which keeps the whole folder
+  under 5 MB.
+- `stacks/`: {n_stacks} piles of 6-10 books lying flat (`kind: stack`), spines horizontal, text
+  left to right.
+- `covers/`: {n_covers} front covers (`kind: cover`): large title, author, sometimes a subtitle or
+  a tagline ("A NOVEL", "Novela", "roman", "Novel·la"), on gradients or flat colours with simple
+  shapes; one rotated 5 degrees, one photographed at an angle on a wooden table, one blurred.
+- `none/`: {n_none} photos with no book (`kind: none`): a kitchen counter of simple shapes, a
+  printed letter (text, but no book title) and a striped rug.
+- `truth.jsonl`: one line per image in `barcodes/`, then `shelves/`, `stacks/`, `covers/`,
+  `none/`, following the shared truth format (../shared/corpora/TRUTH-FORMAT.md). `kind` is
+  `barcode`, `shelf`, `stack`, `cover` or `none`; `barcodes` holds the canonical digits (EAN-13,
+  UPC-A and UPC-E as 13 digits, EAN-8 as 8, add-on after one space); `books` lists every book
+  shown. On shelves and piles the books are listed in reading order (rows top to bottom, spines
+  left to right; piles top to bottom). The title is the one printed, in the catalogue's
+  capitalisation (some spines and covers print it in capitals); `authors` are the book's
+  authors even where the spine leaves them out; `isbn13` is the catalogue's, or null where the
+  catalogue has none. `notes` gives the number of rows and spines, how many run top-to-bottom
+  and bottom-to-top, leaning spines, spines without an author, the range of title text heights
+  and the damage (perspective, rotation, blur, noise, uneven light, glare, JPEG quality, low
+  resolution). `unlabelled_regions` is false everywhere: nothing else in these images is a book.
+  Paths are relative to this folder.
 - `orientation/exif-1.jpg` .. `exif-8.jpg`: EXIF Orientation test images (see its README).
 
-The book titles, authors and ISBNs come from the goodbooks-10k and library-dataset catalogues;
-blurbs on the covers are written for these images.
+The {n_books} books of the text images (English, Spanish, Catalan and French titles, one-word
+titles such as "Dune" and "Emma", long ones such as "The Guernsey Literary and Potato Peel Pie
+Society", titles with leading articles) and those of the barcode images, with their authors
+and ISBNs, come from the goodbooks-10k and library-dataset catalogues; the blurbs and
+taglines are written for these images. Most text books appear on two images (a few on one
+or three).
+
+A 4032x3024 (12 MP) photo of a full three-row bookcase (54 spines) for speed tests, not kept
+here, is written with
+
+    python3 scripts/make-sample-images.py --big-shelf /tmp/big-shelf.jpg > /tmp/big-shelf.jsonl
+
+(its truth line goes to stdout, with `image` set to the file name).
 """
 
 
@@ -2537,7 +2593,7 @@ def main():
     make_orientation(OUT / "orientation")
     (OUT / "README.md").write_text(README.format(
         n=len(IMAGES), n_shelves=len(SHELVES), n_stacks=len(STACKS), n_covers=len(COVERS),
-        n_none=len(NOBOOK), n_books=n_books, apt=FONT_APT))
+        n_none=len(NOBOOK), n_books=n_books, apt=FONT_APT, n_fonts=len(TEXT_FONTS)))
     print(f"{len(IMAGES)} barcode-set images, 8 orientation images, {len(SHELVES)} shelves, "
           f"{len(STACKS)} piles, {len(COVERS)} covers, {len(NOBOOK)} no-book photos "
           f"({n_books} distinct books), truth.jsonl", file=sys.stderr)
