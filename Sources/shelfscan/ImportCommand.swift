@@ -7,12 +7,10 @@ struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Import books in bulk: barcode photos, folders of them, text/CSV files of ISBNs, or - for standard input.",
-        discussion: """
-            Resumable: each input is recorded (by content hash) in the same transaction as its books, so an
-            import stopped at any point continues where it stopped when run again. New books are stored by
-            ISBN and described by the catalogues afterwards (batched); with --offline they stay queued for
-            `shelfscan enrich`.
-            """)
+        discussion: "Resumable: each input is recorded (by content hash) in the same transaction as its books, "
+            + "so an import stopped at any point continues where it stopped when run again. New books are stored "
+            + "by ISBN and described by the catalogues afterwards (batched); with --offline they stay queued for "
+            + "`shelfscan enrich`. Folders give their images; ISBN lists are named explicitly.")
 
     @Argument(help: ArgumentHelp("Image files, folders, ISBN lists (.txt, .csv), or - to read ISBNs from standard input.", valueName: "path"))
     var paths: [String]
