@@ -318,13 +318,8 @@ public struct LibraryDatabase: Sendable {
         }
     }
 
-    /// Records the outcome of an enrichment attempt: the enriched book saved and dequeued, or
-    /// (with `failure`) the attempt counted and the book left queued.
-    public func finishEnrichment(bookId: Int64, enriched: Book?, failure: String?) throws(ShelfScanError) {
-        try finishEnrichments([(bookId, enriched, failure)])
-    }
-
-    /// Several outcomes in one transaction.
+    /// Records enrichment outcomes in one transaction: an enriched book saved and dequeued, a
+    /// book no catalogue knows dequeued, or (with `failure`) the attempt counted and the book left queued.
     public func finishEnrichments(_ outcomes: [(bookId: Int64, enriched: Book?, failure: String?)]) throws(ShelfScanError) {
         guard !outcomes.isEmpty else { return }
         try write { db in
@@ -338,11 +333,6 @@ public struct LibraryDatabase: Sendable {
                 }
             }
         }
-    }
-
-    /// Saves changes to an existing book.
-    public func update(_ book: Book) throws(ShelfScanError) {
-        try write { db in try book.update(db) }
     }
 
     // MARK: Bulk import
