@@ -367,8 +367,13 @@ struct MetadataClientTests {
         let server = try TestHTTPServer(always: .hang)
         let client = await MetadataHarness.openLibrary(server, timeout: 10)
         let lookup = Task { try await client.books(isbns: [CatalogueJSON.odysseyISBN]) }
-        let deadline = ContinuousClock.now + .seconds(3)
-        while server.requestCount == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        // Generous: the whole suite runs in parallel on two cores, and a busy machine can take
+        // seconds to schedule the client's request thread.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while (server.requestCount == 0 || server.activeConnections == 0) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try #require(server.requestCount == 1, "the client never reached the server")
         #expect(server.activeConnections == 1)
         let start = ContinuousClock.now
         server.stop()

@@ -276,7 +276,7 @@ final class TestHTTPServer: @unchecked Sendable {
         guard first else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         acceptFinished.wait()
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(30)
         while activeConnections > 0 && ContinuousClock.now < deadline {
             // Connections accepted between the shutdown pass and now are shut down too.
             locked { for fd in connections { shutdown(fd, Int32(SHUT_RDWR)) } }

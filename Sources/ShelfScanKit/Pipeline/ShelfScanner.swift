@@ -1,7 +1,20 @@
 import Foundation
 
+/// What kind of photo to expect, which decides the stages a scan runs.
+public enum ScanMode: String, Sendable, CaseIterable, Codable {
+    /// Decide from the image: barcodes first; text (spines, stacks, covers) when no book barcode settles it.
+    case auto
+    /// A shelf or a stack: spines are found and read.
+    case shelf
+    /// A front cover: the large horizontal text is read.
+    case cover
+    /// Barcodes only (the fast path: no text recognition).
+    case barcode
+}
+
 /// Options for a scan.
 public struct ScanOptions: Sendable {
+    public var mode: ScanMode = .auto
     public var barcodes = BarcodeOptions()
     public var limits = ImageLimits()
     /// Images scanned at once (one worker per core by default).
