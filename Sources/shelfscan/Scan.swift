@@ -29,9 +29,29 @@ struct Scan: AsyncParsableCommand {
     @Option(name: [.customShort("j"), .long], help: "Images scanned at once (default: one per core).")
     var jobs: Int?
 
+    @Option(help: "What the photos show: auto, shelf (spines, stacks), cover, or barcode (barcodes only, fastest).")
+    var mode: ScanMode = .auto
+
+    @Option(help: "Report at most this many books per image.")
+    var top: Int?
+
+    @Option(help: "Report only books with at least this confidence (0-1).")
+    var minConfidence: Double = 0
+
+    @Option(help: ArgumentHelp("Folder holding eng.traineddata (default: the project's Models/).", valueName: "dir"))
+    var tessdata: String?
+
+    @Flag(help: "Print each image's time per stage on standard error.")
+    var timings = false
+
+    @Option(help: ArgumentHelp("Write a picture of each image's findings (regions, text, books) here.", valueName: "dir"))
+    var annotate: String?
+
     func validate() throws {
         if images.isEmpty { throw ValidationError("give at least one image file, e.g. `shelfscan photo.jpg`") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let top, top < 1 { throw ValidationError("--top must be at least 1") }
+        if !(0...1).contains(minConfidence) { throw ValidationError("--min-confidence must be between 0 and 1") }
     }
 
     func run() async throws {
@@ -39,6 +59,17 @@ struct Scan: AsyncParsableCommand {
         options.barcodes.retries = !noRetries
         options.barcodes.exhaustive = allPasses
         if let jobs { options.concurrency = jobs }
+        options.mode = mode
+        options.top = top
+        options.minimumConfidence = minConfidence
+        if let tessdata {
+            do { options.tessdata = try ModelLocator.tessdata(explicit: tessdata) } catch { throw CLIError(error.message) }
+        }
+        if let annotate {
+            do { try FileManager.default.createDirectory(atPath: annotate, withIntermediateDirectories: true) } catch {
+                throw CLIError("\(annotate): cannot create the folder (\(error.localizedDescription)); choose another --annotate folder")
+            }
+        }
         let lookupOptions = lookups.options
         // Lookups are cached in the library file, so an online scan (or --add) creates it.
         let db = lookupOptions.offline && !add ? try library.openIfPresent() : try library.open()
@@ -53,6 +84,8 @@ struct Scan: AsyncParsableCommand {
         for await scanned in scanner.scan(paths: images) {
             var result = scanned
             lookupProblems += result.lookupProblems
+            if timings { StandardError.line(StageTimingsLine.line(result)) }
+            if let annotate, result.error == nil { FindingsPicture.write(result, into: annotate) }
             if add, let enricher { result = await Self.add(result, with: enricher) }
             if let error = result.error {
                 failures += 1
@@ -93,8 +126,20 @@ extension Scan {
                 StandardError.line("shelfscan: error: \(result.image): could not add ISBN \(isbn.isbn13): \(error.message)")
             }
         }
-        return ImageResult(image: result.image, width: result.width, height: result.height, format: result.format,
-                           orientation: result.orientation, books: books, barcodes: result.barcodes, error: result.error,
-                           timings: result.timings)
+        var updated = result
+        updated.books = books
+        return updated
+    }
+}
+
+extension ScanMode: ExpressibleByArgument {}
+
+/// `--timings`: one line per image with the time of each stage.
+enum StageTimingsLine {
+    static func line(_ result: ImageResult) -> String {
+        let t = result.timings
+        let parts = [("decode", t.decode), ("barcodes", t.barcodes), ("regions", t.regions), ("ocr", t.ocr),
+                     ("matching", t.matching), ("lookup", t.lookup), ("total", t.total)]
+        return "shelfscan: timings: \(result.image): " + parts.map { String(format: "%@ %.1f ms", $0.0, $0.1) }.joined(separator: ", ")
     }
 }

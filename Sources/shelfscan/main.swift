@@ -3,9 +3,10 @@ import ShelfScanKit
 
 // Tesseract's OpenMP reads OMP_THREAD_LIMIT once, at load time: set it and start again
 // (without it OCR is 5-12x slower on two cores). The exec costs about 25 ms of start-up, so only
-// commands that run Tesseract pay it; add a command here when it starts using OCR.
-let commandsUsingTesseract: Set<String> = ["ocr"]
-if let command = CommandLine.arguments.dropFirst().first, commandsUsingTesseract.contains(command) {
+// commands that may run Tesseract pay it. Scanning is the default command (`shelfscan photo.jpg`),
+// so the list names the commands that never read text; add a command here if it never will.
+let commandsWithoutTesseract: Set<String> = ["library", "import", "lookup", "enrich", "catalog", "help", "-h", "--help", "--version"]
+if let command = CommandLine.arguments.dropFirst().first, !commandsWithoutTesseract.contains(command) {
     ProcessEnvironment.ensureSingleThreadedOpenMP()
 }
 

@@ -124,6 +124,13 @@ public final class PixImage: @unchecked Sendable {
                       Int32(width), Int32(height)), "rotate")
     }
 
+    /// With a border of `pixels` on every side, white (or `gray` for 8-bit images).
+    /// Tesseract reads text touching the edge of its image poorly.
+    public func padded(by pixels: Int, gray: UInt32 = 255) throws(ShelfScanError) -> PixImage {
+        let value: UInt32 = depth == 32 ? 0xffff_ff00 : (depth == 1 ? 0 : gray)
+        return try PixImage.wrap(pixAddBorder(pix, Int32(pixels), value), "border")
+    }
+
     /// Mirrored left-right.
     public func flippedHorizontally() throws(ShelfScanError) -> PixImage {
         try PixImage.wrap(pixFlipLR(nil, pix), "flip")

@@ -60,18 +60,10 @@ struct RoundedResult: Encodable {
 
     func encode(to encoder: any Encoder) throws {
         var copy = result
-        copy = ImageResult(
-            image: copy.image, width: copy.width, height: copy.height, format: copy.format, orientation: copy.orientation,
-            books: copy.books.map { var b = $0; b.confidence = (b.confidence * 100).rounded() / 100; return b },
-            barcodes: copy.barcodes, error: copy.error, timings: {
-                var t = copy.timings
-                t.decode = (t.decode * 10).rounded() / 10
-                t.barcodes = (t.barcodes * 10).rounded() / 10
-                t.matching = (t.matching * 10).rounded() / 10
-                t.lookup = (t.lookup * 10).rounded() / 10
-                t.total = (t.total * 10).rounded() / 10
-                return t
-            }())
+        copy.books = copy.books.map { var b = $0; b.confidence = (b.confidence * 100).rounded() / 100; return b }
+        for path in [\StageTimings.decode, \.barcodes, \.regions, \.ocr, \.matching, \.lookup, \.total] {
+            copy.timings[keyPath: path] = (copy.timings[keyPath: path] * 10).rounded() / 10
+        }
         try copy.encode(to: encoder)
     }
 }

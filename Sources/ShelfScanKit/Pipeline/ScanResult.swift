@@ -9,21 +9,26 @@ public struct ImageResult: Codable, Sendable {
     public let format: ImageFormat?
     public let orientation: ExifOrientation?
     /// Books found, best first.
-    public let books: [BookEntity]
+    public var books: [BookEntity]
     /// Every verified barcode, books and not books, in reading order.
     public let barcodes: [Barcode]
+    /// Confident text that reads like a title but matched no known book.
+    public var unidentified: [UnidentifiedText] = []
     /// Why the image could not be scanned, if it could not.
     public let error: ScanFailure?
     /// Where the time went, in milliseconds.
-    public let timings: StageTimings
+    public var timings: StageTimings
     /// Why some catalogue lookups got no answer (offline without cache, network failures).
     /// Not part of the JSON: the command line reports them once per run.
     public var lookupProblems: [String] = []
+    /// Regions searched for text and every line read (for pictures of the findings; not in the JSON).
+    public var regions: [BoundingBox] = []
+    public var lines: [ReadLine] = []
 
     public var succeeded: Bool { error == nil }
 
     enum CodingKeys: String, CodingKey {
-        case image, width, height, format, orientation, books, barcodes, error, timings
+        case image, width, height, format, orientation, books, barcodes, unidentified, error, timings
     }
 
     /// Every documented field is present; absent values are `null`, so scripts can rely on keys.
@@ -36,6 +41,7 @@ public struct ImageResult: Codable, Sendable {
         try c.encode(orientation?.rawValue, forKey: .orientation)
         try c.encode(books, forKey: .books)
         try c.encode(barcodes, forKey: .barcodes)
+        try c.encode(unidentified, forKey: .unidentified)
         try c.encode(error, forKey: .error)
         try c.encode(timings, forKey: .timings)
     }
@@ -49,13 +55,15 @@ public struct ImageResult: Codable, Sendable {
         orientation = try c.decodeIfPresent(Int.self, forKey: .orientation).flatMap(ExifOrientation.init(rawValue:))
         books = try c.decode([BookEntity].self, forKey: .books)
         barcodes = try c.decode([Barcode].self, forKey: .barcodes)
+        unidentified = try c.decodeIfPresent([UnidentifiedText].self, forKey: .unidentified) ?? []
         error = try c.decodeIfPresent(ScanFailure.self, forKey: .error)
         timings = try c.decode(StageTimings.self, forKey: .timings)
     }
 
     public init(image: String, width: Int, height: Int, format: ImageFormat?, orientation: ExifOrientation?,
-                books: [BookEntity], barcodes: [Barcode], error: ScanFailure?, timings: StageTimings,
-                lookupProblems: [String] = []) {
+                books: [BookEntity], barcodes: [Barcode], unidentified: [UnidentifiedText] = [], error: ScanFailure?,
+                timings: StageTimings, lookupProblems: [String] = []) {
+        self.unidentified = unidentified
         self.image = image
         self.width = width
         self.height = height
@@ -84,6 +92,10 @@ public struct ScanFailure: Codable, Sendable, Equatable {
 public struct StageTimings: Codable, Sendable {
     public var decode: Double = 0
     public var barcodes: Double = 0
+    /// Finding spines and other text regions.
+    public var regions: Double = 0
+    /// Reading them (Tesseract), summed over the workers' wall time.
+    public var ocr: Double = 0
     public var matching: Double = 0
     /// Catalogue lookups (cache or network).
     public var lookup: Double = 0
@@ -142,17 +154,23 @@ public struct BookEntity: Codable, Sendable {
 
 /// One observation supporting a book.
 public struct Evidence: Codable, Sendable {
-    public enum Kind: String, Codable, Sendable { case barcode }
+    public enum Kind: String, Codable, Sendable { case barcode, text }
     public let kind: Kind
-    /// The barcode's canonical digits (with its add-on after a space).
+    /// The barcode's canonical digits (with its add-on after a space), or the line of text read.
     public let text: String
     public let symbology: Symbology?
     public let addOn: String?
     public let box: BoundingBox
     /// Scan lines that agreed on the barcode.
     public let scanLines: Int?
+    /// Text: which way it reads (`top-to-bottom`, `bottom-to-top`, `upright`, `upside-down`).
+    public let orientation: String?
+    /// Text: Tesseract's confidence in the line, 0-100.
+    public let ocrConfidence: Double?
+    /// Text: how well the book's title and authors match the text read, 0-1.
+    public let matchScore: Double?
 
-    enum CodingKeys: String, CodingKey { case kind, text, symbology, addOn, box, scanLines }
+    enum CodingKeys: String, CodingKey { case kind, text, symbology, addOn, box, scanLines, orientation, ocrConfidence, matchScore }
 
     /// Every documented field is present; absent values are `null`.
     public func encode(to encoder: any Encoder) throws {
@@ -163,6 +181,9 @@ public struct Evidence: Codable, Sendable {
         try c.encode(addOn, forKey: .addOn)
         try c.encode(box, forKey: .box)
         try c.encode(scanLines, forKey: .scanLines)
+        try c.encode(orientation, forKey: .orientation)
+        try c.encode(ocrConfidence, forKey: .ocrConfidence)
+        try c.encode(matchScore, forKey: .matchScore)
     }
 
     public init(barcode: Barcode) {
@@ -172,5 +193,20 @@ public struct Evidence: Codable, Sendable {
         addOn = barcode.addOn
         box = barcode.box
         scanLines = barcode.scanLines
+        orientation = nil
+        ocrConfidence = nil
+        matchScore = nil
+    }
+
+    public init(line: ReadLine, region: TextRegion, matchScore: Double) {
+        kind = .text
+        text = line.text
+        symbology = nil
+        addOn = nil
+        box = line.box
+        scanLines = nil
+        orientation = ["upright", "top-to-bottom", "upside-down", "bottom-to-top"][((line.quarterTurns % 4) + 4) % 4]
+        ocrConfidence = line.confidence
+        self.matchScore = matchScore
     }
 }

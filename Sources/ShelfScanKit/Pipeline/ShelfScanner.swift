@@ -16,6 +16,13 @@ public enum ScanMode: String, Sendable, CaseIterable, Codable {
 public struct ScanOptions: Sendable {
     public var mode: ScanMode = .auto
     public var barcodes = BarcodeOptions()
+    /// Folder holding the Tesseract model (nil: the project's Models/, see `ModelLocator`).
+    public var tessdata: String?
+    /// Text matches scoring below this are not reported as books (see the README's calibration).
+    public var minimumMatchScore = 0.6
+    /// Books reported per image at most (nil: all), and the lowest confidence reported.
+    public var top: Int?
+    public var minimumConfidence = 0.0
     public var limits = ImageLimits()
     /// Images scanned at once (one worker per core by default).
     public var concurrency = max(1, ProcessInfo.processInfo.activeProcessorCount)
@@ -31,10 +38,14 @@ public struct ShelfScanner: Sendable {
     /// Catalogue lookups for books the library does not describe; nil: none.
     public let metadata: MetadataService?
 
+    /// Tesseract engines and the title matcher, made on first use and shared by every scan.
+    let text: TextResources
+
     public init(options: ScanOptions = ScanOptions(), library: LibraryDatabase?, metadata: MetadataService? = nil) {
         self.options = options
         self.library = library
         self.metadata = metadata
+        self.text = TextResources(tessdata: options.tessdata, library: library)
     }
 
     /// Fills in title, authors and the rest for books known only by ISBN, from the catalogues
@@ -59,11 +70,13 @@ public struct ShelfScanner: Sendable {
         var timings = result.timings
         timings.lookup = start.millisecondsElapsed
         timings.total += timings.lookup
-        return ImageResult(image: result.image, width: result.width, height: result.height, format: result.format,
-                           orientation: result.orientation, books: books, barcodes: result.barcodes, error: result.error,
-                           timings: timings, lookupProblems: outcomes.values.compactMap {
-                               if case .unavailable(let why) = $0 { return why } else { return nil }
-                           })
+        var described = result
+        described.books = books
+        described.timings = timings
+        described.lookupProblems = outcomes.values.compactMap {
+            if case .unavailable(let why) = $0 { return why } else { return nil }
+        }
+        return described
     }
 
     /// Scans one image file. Never throws: a failure is reported in the result's `error`.
@@ -107,17 +120,59 @@ public struct ShelfScanner: Sendable {
         timings.barcodes = stage.millisecondsElapsed
 
         stage = .now
-        let books: [BookEntity]
+        var books: [BookEntity]
         do {
             books = try BookRanker(library: library).books(from: readout.barcodes)
         } catch {
             return failed(error)
         }
         timings.matching = stage.millisecondsElapsed
+
+        // Text: always unless barcodes only were asked for; in auto mode a book barcode settles it
+        // (a back cover's blurb would only add noise).
+        var unidentified: [UnidentifiedText] = []
+        var regions: [BoundingBox] = []
+        var lines: [ReadLine] = []
+        let settledByBarcode = options.mode == .auto && !books.isEmpty
+        if options.mode != .barcode && !settledByBarcode {
+            do {
+                let stage = try TextStage(workers: text.workers, matcher: text.matcher(), minimumScore: options.minimumMatchScore)
+                let found = try stage.run(image, mode: options.mode)
+                timings.regions = found.regionsMilliseconds
+                timings.ocr = found.ocrMilliseconds
+                timings.matching += found.matchingMilliseconds
+                books = Self.merge(barcodeBooks: books, textBooks: found.books)
+                unidentified = found.unidentified
+                regions = found.regions.map(\.box)
+                lines = found.lines
+            } catch {
+                return failed(ShelfScanError(error.code, "\(loaded.name): \(error.message)"))
+            }
+        }
+        books = books.filter { $0.confidence >= options.minimumConfidence }
+        if let top = options.top { books = Array(books.prefix(max(0, top))) }
         timings.total = start.millisecondsElapsed
-        return ImageResult(image: loaded.name, width: image.width, height: image.height, format: loaded.format,
-                           orientation: loaded.orientation, books: books, barcodes: readout.barcodes,
-                           error: nil, timings: timings)
+        var result = ImageResult(image: loaded.name, width: image.width, height: image.height, format: loaded.format,
+                                 orientation: loaded.orientation, books: books, barcodes: readout.barcodes,
+                                 unidentified: unidentified, error: nil, timings: timings)
+        result.regions = regions
+        result.lines = lines
+        return result
+    }
+
+    /// Barcode books first; a book also read as text gains that evidence instead of appearing twice.
+    static func merge(barcodeBooks: [BookEntity], textBooks: [BookEntity]) -> [BookEntity] {
+        var merged = barcodeBooks
+        for book in textBooks {
+            if let isbn = book.isbn13, let i = merged.firstIndex(where: { $0.isbn13 == isbn }) {
+                merged[i].evidence += book.evidence
+                merged[i].confidence = max(merged[i].confidence, book.confidence)
+                if merged[i].title == nil { merged[i].title = book.title; merged[i].authors = book.authors }
+            } else {
+                merged.append(book)
+            }
+        }
+        return merged.sorted { $0.confidence > $1.confidence }
     }
 
     /// Scans many files, `options.concurrency` at a time, yielding results in input order.
@@ -202,5 +257,32 @@ extension ContinuousClock.Instant {
     var millisecondsElapsed: Double {
         let d = ContinuousClock.now - self
         return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+    }
+}
+
+/// What the text stage keeps between images: one Tesseract engine per worker and the title
+/// matcher over the library (built once: loading a large catalogue costs more than one photo).
+///
+/// `@unchecked Sendable`: `cached` is only touched under `lock`; `OCRWorkers` and `BookMatcher`
+/// are themselves safe to share.
+final class TextResources: @unchecked Sendable {
+    let workers: OCRWorkers
+    private let library: LibraryDatabase?
+    private let lock = NSLock()
+    private var cached: BookMatcher?
+
+    init(tessdata: String?, library: LibraryDatabase?) {
+        workers = OCRWorkers(tessdata: tessdata)
+        self.library = library
+    }
+
+    func matcher() throws(ShelfScanError) -> BookMatcher {
+        lock.lock()
+        defer { lock.unlock() }
+        if let cached { return cached }
+        let source = if let library { library } else { try LibraryDatabase.inMemory() }
+        let made = try BookMatcher(library: source)
+        cached = made
+        return made
     }
 }

@@ -1,0 +1,169 @@
+import Foundation
+
+/// A line of text read in a region, placed in the photo.
+public struct ReadLine: Sendable, Codable, Equatable {
+    public let text: String
+    /// Tesseract's confidence, 0-100.
+    public let confidence: Double
+    /// Where the line lies in the upright full-resolution image.
+    public let box: BoundingBox
+    /// Height of the text in the photo's pixels (across the line): bigger text is more title-like.
+    public let textHeight: Double
+    /// Quarter turns (clockwise) under which it was read: 1 means the spine reads top to bottom,
+    /// 3 bottom to top, 0 upright, 2 upside down.
+    public let quarterTurns: Int
+}
+
+/// Reads the text of regions: crops from the full-resolution photo, turns each crop upright,
+/// scales it so the text is a size Tesseract reads well, and tries each plausible reading
+/// direction, keeping every line read with confidence.
+///
+/// A region may hold more than one spine (their edge went unseen), and neighbouring spines
+/// often read in opposite directions, so the direction is chosen per line, not per region: a
+/// line read confidently one way is kept; what the other way makes of the same ink is dropped.
+public struct RegionReader: Sendable {
+    /// Target height of a text line, pixels (Tesseract's LSTM reads 20-40 px text best).
+    public var targetTextHeight = 32.0
+    /// Lines below this confidence are dropped (upside-down ink reads at 0-40).
+    public var minimumConfidence = 45.0
+
+    public init() {}
+
+    /// The lines read in `region` of `image`.
+    public func read(_ region: TextRegion, in image: PixImage, engine: TesseractEngine) throws(ShelfScanError) -> [ReadLine] {
+        let crop = try image.cropped(to: region.box)
+        let gray = try crop.grayscale()
+        // Turn leaning spines back upright (white comes in at the corners).
+        let upright = abs(region.lean) >= 1.5 ? try gray.rotated(degrees: -region.lean) : gray
+        let offsetX = Double(upright.width - gray.width) / 2, offsetY = Double(upright.height - gray.height) / 2
+        let factor = scale(for: region, width: upright.width, height: upright.height)
+        let sized = abs(factor - 1) > 0.08 ? try upright.scaled(by: factor) : upright
+        let pad = 12
+        var lines: [ReadLine] = []
+        for turns in region.quarterTurns {
+            let turned = try sized.rotated(quarterTurns: turns).padded(by: pad)
+            let page = try engine.recognize(turned, layout: region.layout == .cover ? .auto : .block)
+            for line in page.lines where line.confidence >= minimumConfidence {
+                let letters = line.text.filter(\.isLetter).count
+                guard letters >= 2 else { continue }
+                // Back from the turned, padded, scaled crop to the photo.
+                let b = line.box
+                let corners = [(b.x, b.y), (b.x + b.width, b.y + b.height)].map { (x, y) -> (Double, Double) in
+                    let (ux, uy) = Self.unturn(x: Double(x - pad), y: Double(y - pad), turns: turns,
+                                               width: Double(sized.width), height: Double(sized.height))
+                    return (ux / factor - offsetX + Double(region.box.x), uy / factor - offsetY + Double(region.box.y))
+                }
+                let x0 = min(corners[0].0, corners[1].0), x1 = max(corners[0].0, corners[1].0)
+                let y0 = min(corners[0].1, corners[1].1), y1 = max(corners[0].1, corners[1].1)
+                let box = BoundingBox(x: Int(x0), y: Int(y0), width: max(1, Int(x1 - x0)), height: max(1, Int(y1 - y0)))
+                lines.append(ReadLine(text: line.text, confidence: line.confidence, box: box,
+                                      textHeight: Double(b.height) / factor, quarterTurns: turns))
+            }
+        }
+        return Self.keepBest(lines)
+    }
+
+    /// How much to scale the crop: a spine's text is a fraction of its thickness, so the
+    /// thickness (the typical one of the row when the region holds several spines) sets the scale.
+    func scale(for region: TextRegion, width: Int, height: Int) -> Double {
+        let across: Double
+        switch region.layout {
+        case .spine: across = min(Double(width), region.typicalThickness * 1.3)
+        case .lyingSpine: across = min(Double(height), region.typicalThickness * 1.3)
+        case .cover:
+            // Covers: the long side to about 1600 px keeps large titles under Tesseract's limit.
+            return min(1.0, 1600 / Double(max(width, height)))
+        }
+        // Text fills roughly a third of a spine's thickness (title beside author, or one big line).
+        let factor = targetTextHeight / max(8, across * 0.4)
+        return min(3.0, max(0.2, factor))
+    }
+
+    /// Where a point of the image turned by `turns` quarter turns clockwise lies in the unturned
+    /// one of size `width` x `height`.
+    static func unturn(x: Double, y: Double, turns: Int, width: Double, height: Double) -> (Double, Double) {
+        switch ((turns % 4) + 4) % 4 {
+        case 1: return (y, height - x)           // clockwise: (x, y) -> (h - y, x)
+        case 2: return (width - x, height - y)
+        case 3: return (width - y, x)            // anticlockwise: (x, y) -> (y, w - x)
+        default: return (x, y)
+        }
+    }
+
+    /// Where lines read in different directions cover the same ink, the more confident reading wins.
+    static func keepBest(_ lines: [ReadLine]) -> [ReadLine] {
+        let ordered = lines.sorted { $0.confidence > $1.confidence }
+        var kept: [ReadLine] = []
+        for line in ordered {
+            let clash = kept.contains { other in
+                other.quarterTurns != line.quarterTurns && overlap(line.box, other.box) > 0.5
+            }
+            if !clash { kept.append(line) }
+        }
+        return kept
+    }
+
+    /// Intersection over the smaller box's area.
+    static func overlap(_ a: BoundingBox, _ b: BoundingBox) -> Double {
+        let w = min(a.x + a.width, b.x + b.width) - max(a.x, b.x)
+        let h = min(a.y + a.height, b.y + b.height) - max(a.y, b.y)
+        guard w > 0, h > 0 else { return 0 }
+        return Double(w * h) / Double(max(1, min(a.width * a.height, b.width * b.height)))
+    }
+}
+
+/// Engines for one scanner, one per worker, created on first use and reused across images.
+///
+/// `@unchecked Sendable`: `idle` and `created` are only touched under `condition`'s lock, and an
+/// engine is handed to one caller at a time.
+public final class OCRWorkers: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var idle: [TesseractEngine] = []
+    private var created = 0
+    private var failure: ShelfScanError?
+    public let tessdata: String?
+    public let size: Int
+
+    /// `tessdata`: the model folder (nil: the default search, see `ModelLocator`).
+    public init(tessdata: String? = nil, size: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        self.tessdata = tessdata
+        self.size = max(1, size)
+    }
+
+    /// Runs `body` with an engine nobody else holds meanwhile, waiting for one if all are busy.
+    public func withEngine<T>(_ body: (TesseractEngine) throws(ShelfScanError) -> T) throws(ShelfScanError) -> T {
+        let engine = try checkout()
+        defer { checkin(engine) }
+        return try body(engine)
+    }
+
+    private func checkout() throws(ShelfScanError) -> TesseractEngine {
+        condition.lock()
+        while true {
+            if let failure { condition.unlock(); throw failure }
+            if let engine = idle.popLast() { condition.unlock(); return engine }
+            if created < size {
+                created += 1
+                condition.unlock()
+                do throws(ShelfScanError) {
+                    let folder = if let tessdata { tessdata } else { try ModelLocator.tessdata(explicit: nil) }
+                    return try TesseractEngine(tessdata: folder)
+                } catch {
+                    condition.lock()
+                    failure = error
+                    condition.broadcast()
+                    condition.unlock()
+                    throw error
+                }
+            }
+            condition.wait()
+        }
+    }
+
+    private func checkin(_ engine: TesseractEngine) {
+        condition.lock()
+        idle.append(engine)
+        condition.signal()
+        condition.unlock()
+    }
+}

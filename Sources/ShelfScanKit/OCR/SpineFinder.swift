@@ -1,0 +1,302 @@
+import Foundation
+
+/// A part of a photo worth reading: one spine (or a few, when their edges could not be told
+/// apart), a book lying in a stack, or a whole cover.
+public struct TextRegion: Sendable, Equatable {
+    /// How the region's text runs, which decides the turns tried when reading it.
+    public enum Layout: String, Sendable, Codable {
+        /// A standing spine: text runs up or down, so the crop is read turned 90 and 270 degrees.
+        case spine
+        /// A book lying flat: text runs left to right (or upside down), read at 0 and 180 degrees.
+        case lyingSpine
+        /// A front cover or other upright text: read as it is.
+        case cover
+    }
+
+    public let layout: Layout
+    /// Bounding box in the upright full-resolution image.
+    public let box: BoundingBox
+    /// How far the spine leans from upright (or from level, for lying spines), clockwise degrees
+    /// as seen in the photo: the crop is turned back by this much before reading.
+    public let lean: Double
+    /// The typical spine thickness in this shelf row, full-resolution pixels: a hint at text size
+    /// when the region holds several spines.
+    public let typicalThickness: Double
+    /// Shelf row (or stack) this region belongs to, and its place along that row.
+    public let row: Int
+    public let index: Int
+
+    /// Quarter turns (clockwise) to try when reading.
+    public var quarterTurns: [Int] {
+        switch layout {
+        case .spine: [1, 3]
+        case .lyingSpine: [0, 2]
+        case .cover: [0]
+        }
+    }
+}
+
+/// Finds shelf rows and the spines standing (or lying) in them.
+///
+/// Works on a reduced gray copy (about 1000 px on the long side): spine edges are long, nearly
+/// straight lines that run across a whole shelf row, so for each row it accumulates short
+/// edge pixels along near-vertical lines (a Hough transform restricted to leans of up to 14
+/// degrees) and keeps the lines that are supported along most of the row. Text strokes, pictures
+/// and patterns make only short runs and do not qualify. Books lying flat are found the same way
+/// on the transposed image.
+public struct SpineFinder: Sendable {
+    /// Long side of the analysis copy.
+    public var analysisSide = 1000
+    /// A line must have edge support over this fraction of its row to count as a spine edge.
+    public var minimumSupport = 0.45
+    /// Leans tried, in degrees either way.
+    public var maximumLean = 14.0
+
+    public init() {}
+
+    /// What the finder saw.
+    public struct Layout: Sendable {
+        /// Spine regions, rows top to bottom (or stacks left to right), spines along each row.
+        public let regions: [TextRegion]
+        /// Spine edges found, standing and lying: tells shelves from covers.
+        public let standingEdges: Int
+        public let lyingEdges: Int
+    }
+
+    /// Finds the spines in `image` (the full-resolution upright photo).
+    public func spines(in image: PixImage) throws(ShelfScanError) -> Layout {
+        let small = try image.grayscale(fitting: analysisSide)
+        let gray = try small.grayBytes()
+        let scale = Double(image.width) / Double(gray.width)
+        let maps = EdgeMaps(gray)
+        let standing = rows(edges: maps.vertical, width: gray.width, height: gray.height)
+        let lying = rows(edges: maps.horizontalTransposed, width: gray.height, height: gray.width)
+        let standingCount = standing.reduce(0) { $0 + $1.lines.count - 2 }
+        let lyingCount = lying.reduce(0) { $0 + $1.lines.count - 2 }
+        // The orientation with more long edges is how the books stand; a few edges either way
+        // (a cover's frame, a table's edge) make no shelf.
+        let useLying = lyingCount > standingCount
+        let found = useLying ? lying : standing
+        guard max(standingCount, lyingCount) >= 3 else {
+            return Layout(regions: [], standingEdges: standingCount, lyingEdges: lyingCount)
+        }
+        var regions: [TextRegion] = []
+        for (rowIndex, row) in found.enumerated() {
+            regions += self.regions(in: row, rowIndex: rowIndex, lying: useLying, scale: scale,
+                                    imageWidth: image.width, imageHeight: image.height,
+                                    edges: useLying ? maps.horizontalTransposed : maps.vertical,
+                                    mapWidth: useLying ? gray.height : gray.width)
+        }
+        return Layout(regions: regions, standingEdges: standingCount, lyingEdges: lyingCount)
+    }
+
+    // MARK: Rows and edges (in "standing" coordinates: spines vertical; lying rows are transposed)
+
+    /// A straight line x = position + (y - middle) * slope across a row.
+    struct Line {
+        var position: Double
+        var slope: Double
+        var support: Double
+        func x(at y: Double, middle: Double) -> Double { position + (y - middle) * slope }
+    }
+
+    struct Row {
+        var top: Int
+        var bottom: Int
+        /// Spine edges left to right, the image's sides included.
+        var lines: [Line]
+        var middle: Double { Double(top + bottom - 1) / 2 }
+    }
+
+    /// Rows are horizontal bands dense in standing edges; each gets its spine edges.
+    func rows(edges: [UInt8], width: Int, height: Int) -> [Row] {
+        guard width > 8, height > 8 else { return [] }
+        var profile = [Double](repeating: 0, count: height)
+        for y in 0..<height {
+            var n = 0
+            let base = y * width
+            for x in 0..<width where edges[base + x] != 0 { n += 1 }
+            profile[y] = Double(n) / Double(width)
+        }
+        let k = max(3, height / 50)
+        var smooth = [Double](repeating: 0, count: height)
+        var running = 0.0
+        for y in 0..<height + k / 2 {
+            if y < height { running += profile[y] }
+            if y - k >= 0 { running -= profile[y - k] }
+            let center = y - k / 2
+            if center >= 0 && center < height { smooth[center] = running / Double(k) }
+        }
+        let sorted = smooth.sorted()
+        let p90 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.9))]
+        guard p90 > 0.01 else { return [] }
+        let threshold = 0.3 * p90
+        var bands: [(Int, Int)] = []
+        var y = 0
+        while y < height {
+            guard smooth[y] > threshold else { y += 1; continue }
+            let start = y
+            while y < height && smooth[y] > threshold { y += 1 }
+            if Double(y - start) >= Double(height) * 0.08 { bands.append((start, y)) }
+        }
+        // Spines stand a little above and below the densest part (their ends carry little text).
+        let grow = height / 25
+        var rows: [Row] = []
+        for (i, band) in bands.enumerated() {
+            let top = max(i > 0 ? bands[i - 1].1 : 0, band.0 - grow)
+            let bottom = min(i + 1 < bands.count ? bands[i + 1].0 : height, band.1 + grow)
+            var row = Row(top: top, bottom: bottom, lines: [])
+            row.lines = spineEdges(edges: edges, width: width, row: row)
+            rows.append(row)
+        }
+        return rows
+    }
+
+    /// Near-vertical lines with edge support along most of the row, strongest first, with no
+    /// two crossing or closer than a thin spine; the image's sides close the first and last spine.
+    func spineEdges(edges: [UInt8], width: Int, row: Row) -> [Line] {
+        let h = row.bottom - row.top
+        let middle = Double(h - 1) / 2
+        let step = 2.0
+        let leans = stride(from: -maximumLean, through: maximumLean, by: step).map { tan($0 * .pi / 180) }
+        var accumulator = [[Int32]](repeating: [Int32](repeating: 0, count: width), count: leans.count)
+        for (a, slope) in leans.enumerated() {
+            accumulator[a].withUnsafeMutableBufferPointer { acc in
+                edges.withUnsafeBufferPointer { e in
+                    for yy in 0..<h {
+                        let shift = Int(((Double(yy) - middle) * slope).rounded())
+                        let base = (row.top + yy) * width
+                        // x at the row's middle = x - shift
+                        let lo = max(0, shift), hi = min(width, width + shift)
+                        guard lo < hi else { continue }
+                        for x in lo..<hi where e[base + x] != 0 { acc[x - shift] += 1 }
+                    }
+                }
+            }
+        }
+        // A pixel of wobble either way (JPEG, slight curvature).
+        var best = [Double](repeating: 0, count: width)
+        var bestLean = [Int](repeating: 0, count: width)
+        for a in 0..<leans.count {
+            let acc = accumulator[a]
+            for x in 0..<width {
+                let v = max(acc[x], x > 0 ? acc[x - 1] : 0, x + 1 < width ? acc[x + 1] : 0)
+                let support = Double(v) / Double(h)
+                if support > best[x] { best[x] = support; bestLean[x] = a }
+            }
+        }
+        let candidates = (0..<width).filter { best[$0] >= minimumSupport }.sorted { best[$0] > best[$1] }
+        let minimumGap = max(4.0, Double(h) * 0.03)
+        var chosen: [Line] = []
+        let ends = [-middle, 0, middle]
+        for x in candidates {
+            let line = Line(position: Double(x), slope: leans[bestLean[x]], support: best[x])
+            let clashes = chosen.contains { other in
+                let gaps = ends.map { line.x(at: $0 + middle, middle: middle) - other.x(at: $0 + middle, middle: middle) }
+                return gaps.contains { abs($0) < minimumGap } || (gaps[0] < 0) != (gaps[2] < 0)
+            }
+            if !clashes { chosen.append(line) }
+        }
+        chosen.sort { $0.position < $1.position }
+        let left = Line(position: 0, slope: 0, support: 1), right = Line(position: Double(width - 1), slope: 0, support: 1)
+        if chosen.first.map({ $0.position - minimumGap > 0 }) ?? true { chosen.insert(left, at: 0) }
+        if chosen.last.map({ Double(width - 1) - $0.position > minimumGap }) ?? true { chosen.append(right) }
+        return chosen
+    }
+
+    /// The spaces between consecutive edges that hold something (text makes edges), as regions
+    /// of the full-resolution image. Very wide spaces (an undetected edge, books face out) are
+    /// cut into overlapping windows a few spines wide, so text sizes stay predictable.
+    func regions(in row: Row, rowIndex: Int, lying: Bool, scale: Double, imageWidth: Int, imageHeight: Int,
+                 edges: [UInt8], mapWidth: Int) -> [TextRegion] {
+        let h = Double(row.bottom - row.top)
+        let middle = row.middle
+        var spans: [(left: Line, right: Line)] = []
+        for i in 0..<(row.lines.count - 1) { spans.append((row.lines[i], row.lines[i + 1])) }
+        let widths = spans.map { $0.right.position - $0.left.position }.filter { $0 >= 4 }.sorted()
+        let typical = widths.isEmpty ? h * 0.15 : min(widths[widths.count / 2], h * 0.4)
+        var out: [TextRegion] = []
+        for span in spans {
+            let x0 = min(span.left.x(at: Double(row.top), middle: middle), span.left.x(at: Double(row.bottom), middle: middle))
+            let x1 = max(span.right.x(at: Double(row.top), middle: middle), span.right.x(at: Double(row.bottom), middle: middle))
+            let width = span.right.position - span.left.position
+            guard width >= 4 else { continue }
+            let lean = atan((span.left.slope + span.right.slope) / 2) * 180 / .pi
+            // Windows for very wide spaces, overlapping by half.
+            var windows: [(Double, Double)] = [(x0, x1)]
+            if x1 - x0 > typical * 3 {
+                let w = typical * 2
+                windows = stride(from: x0, to: x1 - w / 2, by: w / 2).map { ($0, min(x1, $0 + w)) }
+            }
+            for (a, b) in windows {
+                guard hasContent(edges: edges, width: mapWidth, x0: Int(a), x1: Int(b.rounded(.up)), row: row) else { continue }
+                // Small margins: edges are found on a reduced copy.
+                let pad = max(2, (b - a) * 0.08)
+                let sx0 = max(0, (a - pad) * scale), sx1 = min(Double(lying ? imageHeight : imageWidth), (b + pad) * scale)
+                let sy0 = max(0, Double(row.top) * scale), sy1 = min(Double(lying ? imageWidth : imageHeight), Double(row.bottom) * scale)
+                let box = lying
+                    ? BoundingBox(x: Int(sy0), y: Int(sx0), width: Int(sy1 - sy0), height: Int(sx1 - sx0))
+                    : BoundingBox(x: Int(sx0), y: Int(sy0), width: Int(sx1 - sx0), height: Int(sy1 - sy0))
+                guard box.width >= 4, box.height >= 4 else { continue }
+                // Standing: a line whose bottom lies right of its top has turned anticlockwise.
+                // Lying (transposed), the same slope means the line descends to the right: clockwise.
+                out.append(TextRegion(layout: lying ? .lyingSpine : .spine, box: box, lean: lying ? lean : -lean,
+                                      typicalThickness: typical * scale, row: rowIndex, index: out.count))
+            }
+        }
+        return out
+    }
+
+    /// True when the space holds enough edge pixels to carry text (empty shelf ends, walls and
+    /// plain boards are skipped).
+    func hasContent(edges: [UInt8], width: Int, x0: Int, x1: Int, row: Row) -> Bool {
+        let lo = max(0, x0 + 1), hi = min(width, x1 - 1)
+        guard hi - lo >= 2 else { return false }
+        var n = 0
+        for y in row.top..<row.bottom {
+            let base = y * width
+            for x in lo..<hi where edges[base + x] != 0 { n += 1 }
+        }
+        return Double(n) / Double((hi - lo) * (row.bottom - row.top)) > 0.02
+    }
+}
+
+/// Binary maps of the edge pixels of a gray image, by direction.
+struct EdgeMaps {
+    /// Pixels on a mostly vertical edge (strong left-right change).
+    let vertical: [UInt8]
+    /// Pixels on a mostly horizontal edge, transposed (so lying spines stand).
+    let horizontalTransposed: [UInt8]
+
+    init(_ gray: GrayBytes) {
+        let w = gray.width, h = gray.height
+        var blurred = [Int32](repeating: 0, count: w * h)
+        gray.pixels.withUnsafeBufferPointer { p in
+            for y in 1..<max(1, h - 1) {
+                for x in 1..<max(1, w - 1) {
+                    var s: Int32 = 0
+                    for dy in -1...1 {
+                        let base = (y + dy) * w + x
+                        s += Int32(p[base - 1]) + Int32(p[base]) + Int32(p[base + 1])
+                    }
+                    blurred[y * w + x] = s
+                }
+            }
+        }
+        // Sums of nine: a difference of 8 gray levels is 72 here.
+        let threshold: Int32 = 72
+        var v = [UInt8](repeating: 0, count: w * h)
+        var ht = [UInt8](repeating: 0, count: w * h)
+        for y in 2..<max(2, h - 2) {
+            for x in 2..<max(2, w - 2) {
+                let i = y * w + x
+                let gx = abs(blurred[i + 1] - blurred[i - 1])
+                let gy = abs(blurred[i + w] - blurred[i - w])
+                if gx > threshold && 2 * gx > 3 * gy { v[i] = 1 }
+                if gy > threshold && 2 * gy > 3 * gx { ht[x * h + y] = 1 }
+            }
+        }
+        vertical = v
+        horizontalTransposed = ht
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// `--annotate DIR`: a picture of what a scan found in an image, so a person sees at a glance
+/// what was read and what was missed, and a text legend beside it.
+///
+/// Blue: regions searched for text; green: text and barcodes that identified a book;
+/// orange: confident text that matched no book; grey: text read but not used.
+public enum FindingsPicture {
+    /// Writes `<name>.png` and `<name>.txt` into `folder` (the name made from the image path).
+    /// `verdict` may mark books right or wrong (eval); wrong ones are drawn red.
+    public static func write(_ result: ImageResult, into folder: String, imagePath: String? = nil,
+                             verdict: ((BookEntity) -> Bool?)? = nil, extraLegend: String = "") {
+        let path = imagePath ?? result.image
+        guard result.error == nil, let loaded = try? ImageLoader().load(path: path) else { return }
+        var boxes: [(box: BoundingBox, rgb: (UInt8, UInt8, UInt8))] = result.regions.map { ($0, (40, 90, 230)) }
+        let used = Set(result.books.flatMap { $0.evidence.map(\.box) })
+        boxes += result.lines.filter { !used.contains($0.box) }.map { ($0.box, (150, 150, 150)) }
+        boxes += result.unidentified.map { ($0.box, (255, 140, 0)) }
+        var legend = "\(path)  \(result.width)x\(result.height)\n"
+        for (rank, book) in result.books.enumerated() {
+            let right = verdict?(book)
+            let colour: (UInt8, UInt8, UInt8) = right == false ? (230, 0, 0) : (0, 200, 0)
+            boxes += book.evidence.map { ($0.box, colour) }
+            let mark = right.map { $0 ? "  [right]" : "  [WRONG]" } ?? ""
+            legend += String(format: "%d. %@ (%.2f)%@\n", rank + 1, book.title ?? book.isbn13 ?? "?", book.confidence, mark)
+            for e in book.evidence {
+                legend += "     \(e.kind.rawValue) \"\(e.text)\" at \(e.box.x),\(e.box.y) \(e.box.width)x\(e.box.height)"
+                if let o = e.orientation { legend += " \(o)" }
+                if let c = e.ocrConfidence { legend += String(format: " ocr %.0f", c) }
+                if let m = e.matchScore { legend += String(format: " match %.2f", m) }
+                legend += "\n"
+            }
+        }
+        for u in result.unidentified {
+            legend += "unidentified: \"\(u.text)\" at \(u.box.x),\(u.box.y) \(u.box.width)x\(u.box.height)\n"
+        }
+        let unusedLines = result.lines.filter { !used.contains($0.box) }
+        if !unusedLines.isEmpty {
+            legend += "other text read:\n"
+            for l in unusedLines { legend += String(format: "  %3.0f  %@\n", l.confidence, l.text) }
+        }
+        legend += extraLegend
+        let name = path.split(separator: "/").suffix(2).joined(separator: "__")
+        let base = (folder as NSString).appendingPathComponent((name as NSString).deletingPathExtension)
+        try? loaded.image.annotated(boxes).writePNG(to: base + ".png")
+        try? Data(legend.utf8).write(to: URL(fileURLWithPath: base + ".txt"))
+    }
+}

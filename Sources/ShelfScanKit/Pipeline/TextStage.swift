@@ -1,0 +1,245 @@
+import Foundation
+
+/// Text that reads like a title but matched no known book. Reported as such, never as a book.
+public struct UnidentifiedText: Codable, Sendable, Equatable {
+    public let text: String
+    public let box: BoundingBox
+    /// Mean OCR confidence of its lines, 0-100.
+    public let ocrConfidence: Double
+}
+
+/// What the text stage found in one image.
+struct TextFindings {
+    var books: [BookEntity] = []
+    var unidentified: [UnidentifiedText] = []
+    var regionsMilliseconds = 0.0
+    var ocrMilliseconds = 0.0
+    var matchingMilliseconds = 0.0
+    var regions: [TextRegion] = []
+    var lines: [ReadLine] = []
+}
+
+/// image -> regions (spines, lying spines, a cover) -> lines read -> groups of lines matched to
+/// books, one book per group and no book twice.
+struct TextStage {
+    let workers: OCRWorkers
+    let matcher: BookMatcher
+    let finder = SpineFinder()
+    let reader = RegionReader()
+    /// Matches scoring below this are not books.
+    let minimumScore: Double
+
+    func run(_ image: PixImage, mode: ScanMode) throws(ShelfScanError) -> TextFindings {
+        var findings = TextFindings()
+        var clock = ContinuousClock.now
+        var regions: [TextRegion] = []
+        if mode != .cover {
+            regions = try finder.spines(in: image).regions
+        }
+        findings.regionsMilliseconds = clock.millisecondsElapsed
+        if !regions.isEmpty {
+            clock = .now
+            let lines = try read(regions, in: image)
+            findings.ocrMilliseconds = clock.millisecondsElapsed
+            clock = .now
+            (findings.books, findings.unidentified) = match(lines: lines, regions: regions, coverLike: false)
+            findings.matchingMilliseconds = clock.millisecondsElapsed
+            findings.regions = regions
+            findings.lines = lines.flatMap { $0 }
+        }
+        // A cover, or what auto mode could not read as spines.
+        if mode == .cover || (mode == .auto && findings.books.isEmpty && regions.count < 3) {
+            let whole = TextRegion(layout: .cover, box: BoundingBox(x: 0, y: 0, width: image.width, height: image.height),
+                                   lean: 0, typicalThickness: 0, row: 0, index: 0)
+            clock = .now
+            let lines = try read([whole], in: image)
+            findings.ocrMilliseconds += clock.millisecondsElapsed
+            clock = .now
+            let (books, unidentified) = match(lines: lines, regions: [whole], coverLike: true)
+            findings.matchingMilliseconds += clock.millisecondsElapsed
+            if !books.isEmpty || findings.books.isEmpty {
+                findings.books = books
+                findings.unidentified = unidentified
+                findings.regions = [whole]
+                findings.lines = lines.flatMap { $0 }
+            }
+        }
+        return findings
+    }
+
+    /// Reads every region, both cores busy (one engine each).
+    func read(_ regions: [TextRegion], in image: PixImage) throws(ShelfScanError) -> [[ReadLine]] {
+        let results = ResultSlots<Result<[ReadLine], ShelfScanError>>(count: regions.count)
+        DispatchQueue.concurrentPerform(iterations: regions.count) { i in
+            let outcome = Result<[ReadLine], ShelfScanError> { () throws(ShelfScanError) -> [ReadLine] in
+                try workers.withEngine { engine throws(ShelfScanError) in try reader.read(regions[i], in: image, engine: engine) }
+            }
+            results.set(i, outcome)
+        }
+        var lines: [[ReadLine]] = []
+        for slot in results.values {
+            switch slot {
+            case .success(let l)?: lines.append(l)
+            case .failure(let e)?: throw e
+            case nil: lines.append([])
+            }
+        }
+        return lines
+    }
+
+    // MARK: Grouping and matching
+
+    /// A run of consecutive lines in one row, matched as one book.
+    struct Group {
+        var first: Int
+        var last: Int
+        var matches: [BookMatch]
+        var best: Double { matches.first?.score ?? 0 }
+    }
+
+    /// Lines in a row are ordered across it; runs of up to four lines within one region or two
+    /// neighbouring ones (a spine split by a false edge) are candidate books. The runs kept are
+    /// the set that explains the most text with the best matches (weighted interval scheduling),
+    /// so a title line and its author line become one book, not two.
+    func match(lines perRegion: [[ReadLine]], regions: [TextRegion], coverLike: Bool) -> ([BookEntity], [UnidentifiedText]) {
+        var chosen: [(group: Group, lines: [ReadLine], region: TextRegion)] = []
+        let rows = Dictionary(grouping: regions.indices, by: { regions[$0].row })
+        for rowKey in rows.keys.sorted() {
+            let indices = rows[rowKey]!.sorted { regions[$0].index < regions[$1].index }
+            var ordered: [(line: ReadLine, region: Int, position: Int)] = []
+            for (position, r) in indices.enumerated() {
+                let horizontal = regions[r].layout == .spine
+                let sorted = perRegion[r].sorted {
+                    horizontal ? $0.box.x + $0.box.width / 2 < $1.box.x + $1.box.width / 2
+                        : $0.box.y + $0.box.height / 2 < $1.box.y + $1.box.height / 2
+                }
+                ordered += sorted.map { ($0, r, position) }
+            }
+            guard !ordered.isEmpty else { continue }
+            var groups: [Group] = []
+            if coverLike {
+                // A cover is one book: all its lines together, and the biggest lines alone.
+                let all = ordered.map(\.line)
+                var texts = [all]
+                let big = all.sorted { $0.textHeight > $1.textHeight }.prefix(3)
+                if all.count > 3 { texts.append(Array(big)) }
+                var best: [BookMatch] = []
+                for t in texts {
+                    let m = matcher.matches(for: Self.regionText(t))
+                    if (m.first?.score ?? 0) > (best.first?.score ?? 0) { best = m }
+                }
+                groups = [Group(first: 0, last: ordered.count - 1, matches: best)]
+            } else {
+                for first in ordered.indices {
+                    for last in first..<min(ordered.count, first + 4) {
+                        // Within one region, or across one edge that may have been a false one.
+                        if ordered[last].position - ordered[first].position > 1 { break }
+                        let span = ordered[first...last]
+                        let m = matcher.matches(for: Self.regionText(span.map(\.line)))
+                        if let top = m.first, top.score >= minimumScore { groups.append(Group(first: first, last: last, matches: m)) }
+                    }
+                }
+            }
+            for g in Self.schedule(groups, count: ordered.count, threshold: minimumScore) {
+                let lines = Array(ordered[g.first...g.last].map(\.line))
+                chosen.append((g, lines, regions[ordered[g.first].region]))
+            }
+        }
+        // One book per group, never the same book twice in a photo.
+        let assigned = MatchAssignment.assign(chosen.map(\.group.matches), minScore: minimumScore)
+        var books: [BookEntity] = []
+        for (i, match) in assigned.enumerated() {
+            guard let match else { continue }
+            let (_, lines, region) = chosen[i]
+            books.append(Self.entity(match, lines: lines, region: region))
+        }
+        let matchedLines = Set(zip(chosen, assigned).filter { $0.1 != nil }.flatMap { $0.0.lines.map(\.box) })
+        var unidentified: [UnidentifiedText] = []
+        for lines in perRegion {
+            let left = lines.filter { !matchedLines.contains($0.box) && Self.looksLikeTitle($0) }
+            guard !left.isEmpty else { continue }
+            let text = left.map(\.text).joined(separator: " / ")
+            let box = left.map(\.box).reduce(left[0].box) { Self.union($0, $1) }
+            unidentified.append(UnidentifiedText(text: text, box: box,
+                                                 ocrConfidence: left.map(\.confidence).reduce(0, +) / Double(left.count)))
+        }
+        return (books.sorted { $0.confidence > $1.confidence }, unidentified)
+    }
+
+    /// Picks non-overlapping groups maximising the sum of (score - threshold).
+    static func schedule(_ groups: [Group], count: Int, threshold: Double) -> [Group] {
+        guard !groups.isEmpty else { return [] }
+        var best = [Double](repeating: 0, count: count + 1)
+        var choice = [Int?](repeating: nil, count: count + 1)
+        let byEnd = Dictionary(grouping: groups.indices, by: { groups[$0].last })
+        for end in 0..<count {
+            best[end + 1] = best[end]
+            choice[end + 1] = nil
+            for g in byEnd[end] ?? [] {
+                let value = best[groups[g].first] + (groups[g].best - threshold) + 1e-6
+                if value > best[end + 1] { best[end + 1] = value; choice[end + 1] = g }
+            }
+        }
+        var picked: [Group] = []
+        var i = count
+        while i > 0 {
+            if let g = choice[i] { picked.append(groups[g]); i = groups[g].first } else { i -= 1 }
+        }
+        return picked.reversed()
+    }
+
+    static func regionText(_ lines: [ReadLine]) -> RegionText {
+        RegionText(lines: lines.map { TextLine(text: $0.text, confidence: $0.confidence, height: $0.textHeight) })
+    }
+
+    /// Confident, mostly letters, several of them: text a person would call a title.
+    static func looksLikeTitle(_ line: ReadLine) -> Bool {
+        let letters = line.text.filter(\.isLetter).count
+        return line.confidence >= 80 && letters >= 5 && Double(letters) >= 0.7 * Double(line.text.filter { !$0.isWhitespace }.count)
+    }
+
+    static func union(_ a: BoundingBox, _ b: BoundingBox) -> BoundingBox {
+        let x0 = min(a.x, b.x), y0 = min(a.y, b.y)
+        return BoundingBox(x: x0, y: y0, width: max(a.x + a.width, b.x + b.width) - x0, height: max(a.y + a.height, b.y + b.height) - y0)
+    }
+
+    /// The book, with the lines it was read from as evidence. Confidence combines the match
+    /// score with how sure the OCR was of the text.
+    static func entity(_ match: BookMatch, lines: [ReadLine], region: TextRegion) -> BookEntity {
+        let book = match.book
+        let ocr = lines.map(\.confidence).reduce(0, +) / Double(max(1, lines.count))
+        let confidence = TextConfidence.calibrated(score: match.score, ocrConfidence: ocr)
+        let evidence = lines.map { Evidence(line: $0, region: region, matchScore: match.score) }
+        return BookEntity(
+            title: book.title.isEmpty ? nil : book.title, subtitle: book.subtitle, authors: book.authors,
+            isbn13: book.isbn13, isbn10: book.isbn10, inLibrary: book.owned, libraryId: book.owned ? book.id : nil,
+            readingStatus: book.owned ? book.readingStatus : nil, source: book.owned ? "library" : "catalog",
+            publisher: book.publisher, year: book.year, coverURL: book.coverURL,
+            confidence: confidence, evidence: evidence)
+    }
+}
+
+/// Turns a match score and OCR confidence into the probability that the book is really there.
+enum TextConfidence {
+    static func calibrated(score: Double, ocrConfidence: Double) -> Double {
+        let s = min(1, max(0, score)), o = min(1, max(0, ocrConfidence / 100))
+        return (0.85 * s + 0.15 * o * s).rounded(toPlaces: 2)
+    }
+}
+
+extension Double {
+    func rounded(toPlaces places: Int) -> Double {
+        let f = pow(10, Double(places))
+        return (self * f).rounded() / f
+    }
+}
+
+/// Fixed slots written from concurrent iterations, one slot per iteration.
+/// `@unchecked Sendable`: every access is under `lock`.
+final class ResultSlots<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [T?]
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ value: T) { lock.lock(); slots[i] = value; lock.unlock() }
+    var values: [T?] { lock.lock(); defer { lock.unlock() }; return slots }
+}
