@@ -9,8 +9,8 @@ public struct ReadLine: Sendable, Codable, Equatable {
     public let box: BoundingBox
     /// Height of the text in the photo's pixels (across the line): bigger text is more title-like.
     public let textHeight: Double
-    /// Quarter turns (clockwise) under which it was read: 1 means the spine reads top to bottom,
-    /// 3 bottom to top, 0 upright, 2 upside down.
+    /// Quarter turns (clockwise) under which it was read: 1 means the spine reads bottom to top
+    /// (turning it clockwise makes it upright), 3 top to bottom, 0 upright, 2 upside down.
     public let quarterTurns: Int
 }
 
@@ -25,7 +25,9 @@ public struct RegionReader: Sendable {
     /// Target height of a text line, pixels (Tesseract's LSTM reads 20-40 px text best).
     public var targetTextHeight = 32.0
     /// Lines below this confidence are dropped (upside-down ink reads at 0-40).
-    public var minimumConfidence = 45.0
+    public var minimumConfidence = 50.0
+    /// Words below this confidence are left out of their line.
+    public var minimumWordConfidence = 40.0
 
     public init() {}
 
@@ -43,9 +45,27 @@ public struct RegionReader: Sendable {
         for turns in region.quarterTurns {
             let turned = try sized.rotated(quarterTurns: turns).padded(by: pad)
             let page = try engine.recognize(turned, layout: region.layout == .cover ? .auto : .block)
-            for line in page.lines where line.confidence >= minimumConfidence {
-                let letters = line.text.filter(\.isLetter).count
+            if let folder = Self.debugFolder {
+                let text = page.lines.map { "\(Int($0.confidence)) \($0.text)" }.joined(separator: " | ")
+                let name = "r\(region.row)-\(region.index)-q\(turns)"
+                try? turned.writePNG(to: "\(folder)/\(name).png")
+                try? Data("\(region.box) lean \(region.lean) scale \(factor)\n\(text)\n".utf8).write(to: URL(fileURLWithPath: "\(folder)/\(name).txt"))
+            }
+            for raw in page.lines {
+                // Words Tesseract is unsure of are mostly spine edges, ornaments and pictures
+                // read as letters: a line is its confident words.
+                let words = raw.words.filter { w in
+                    w.confidence >= minimumWordConfidence && w.text.contains { $0.isLetter || $0.isNumber }
+                }
+                let letters = words.reduce(0) { $0 + $1.text.filter(\.isLetter).count }
                 guard letters >= 2 else { continue }
+                let weight = words.reduce(0.0) { $0 + Double($1.text.count) }
+                let confidence = words.reduce(0.0) { $0 + $1.confidence * Double($1.text.count) } / max(1, weight)
+                guard confidence >= minimumConfidence else { continue }
+                let x0w = words.map(\.box.x).min()!, y0w = words.map(\.box.y).min()!
+                let x1w = words.map { $0.box.x + $0.box.width }.max()!, y1w = words.map { $0.box.y + $0.box.height }.max()!
+                let line = (text: words.map(\.text).joined(separator: " "), confidence: confidence,
+                            box: BoundingBox(x: x0w, y: y0w, width: x1w - x0w, height: y1w - y0w))
                 // Back from the turned, padded, scaled crop to the photo.
                 let b = line.box
                 let corners = [(b.x, b.y), (b.x + b.width, b.y + b.height)].map { (x, y) -> (Double, Double) in
@@ -62,6 +82,9 @@ public struct RegionReader: Sendable {
         }
         return Self.keepBest(lines)
     }
+
+    /// `SHELFSCAN_DEBUG_REGIONS=DIR`: every crop as read, with what was read (development aid).
+    static let debugFolder = ProcessInfo.processInfo.environment["SHELFSCAN_DEBUG_REGIONS"]
 
     /// How much to scale the crop: a spine's text is a fraction of its thickness, so the
     /// thickness (the typical one of the row when the region holds several spines) sets the scale.

@@ -139,12 +139,18 @@ public struct SpineFinder: Sendable {
             while y < height && smooth[y] > threshold { y += 1 }
             if Double(y - start) >= Double(height) * 0.08 { bands.append((start, y)) }
         }
-        // Spines stand a little above and below the densest part (their ends carry little text).
-        let grow = height / 25
+        // Spines stand above and below the densest part (their ends carry little text): grow each
+        // band while some edges remain (hysteresis), plus a small margin.
+        let low = 0.1 * p90
+        let grow = height / 50
         var rows: [Row] = []
         for (i, band) in bands.enumerated() {
-            let top = max(i > 0 ? bands[i - 1].1 : 0, band.0 - grow)
-            let bottom = min(i + 1 < bands.count ? bands[i + 1].0 : height, band.1 + grow)
+            var top = band.0, bottom = band.1
+            let ceiling = i > 0 ? bands[i - 1].1 : 0, floor = i + 1 < bands.count ? bands[i + 1].0 : height
+            while top > ceiling && smooth[top - 1] > low { top -= 1 }
+            while bottom < floor && smooth[bottom] > low { bottom += 1 }
+            top = max(ceiling, top - grow)
+            bottom = min(floor, bottom + grow)
             var row = Row(top: top, bottom: bottom, lines: [])
             row.lines = spineEdges(edges: edges, width: width, row: row)
             rows.append(row)

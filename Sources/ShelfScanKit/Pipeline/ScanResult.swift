@@ -205,7 +205,7 @@ public struct Evidence: Codable, Sendable {
         addOn = nil
         box = line.box
         scanLines = nil
-        orientation = ["upright", "top-to-bottom", "upside-down", "bottom-to-top"][((line.quarterTurns % 4) + 4) % 4]
+        orientation = ["upright", "bottom-to-top", "upside-down", "top-to-bottom"][((line.quarterTurns % 4) + 4) % 4]
         ocrConfidence = line.confidence
         self.matchScore = matchScore
     }
