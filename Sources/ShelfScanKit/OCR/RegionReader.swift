@@ -26,6 +26,8 @@ public struct RegionReader: Sendable {
     public var targetTextHeight = 32.0
     /// Lines below this confidence are dropped (upside-down ink reads at 0-40).
     public var minimumConfidence = 50.0
+    /// A region whose best line is below this confidence is read again with a local threshold.
+    public var retryBelow = 75.0
     /// Words below this confidence are left out of their line.
     public var minimumWordConfidence = 40.0
 
@@ -40,14 +42,26 @@ public struct RegionReader: Sendable {
         let offsetX = Double(upright.width - gray.width) / 2, offsetY = Double(upright.height - gray.height) / 2
         let factor = scale(for: region, width: upright.width, height: upright.height)
         let sized = abs(factor - 1) > 0.08 ? try upright.scaled(by: factor) : upright
+        var lines = try read(sized, region: region, factor: factor, offset: (offsetX, offsetY), engine: engine, thresholding: .global)
+        // Neither direction gave a confident line: global thresholding may have failed on this
+        // crop (glare, padding, a dark neighbour); read it again with a local threshold.
+        if !lines.contains(where: { $0.confidence >= retryBelow }) {
+            lines += try read(sized, region: region, factor: factor, offset: (offsetX, offsetY), engine: engine, thresholding: .local)
+        }
+        return Self.keepBest(lines)
+    }
+
+    private func read(_ sized: PixImage, region: TextRegion, factor: Double, offset: (Double, Double),
+                      engine: TesseractEngine, thresholding: Thresholding) throws(ShelfScanError) -> [ReadLine] {
+        let (offsetX, offsetY) = offset
         let pad = 12
         var lines: [ReadLine] = []
         for turns in region.quarterTurns {
             let turned = try sized.rotated(quarterTurns: turns).padded(by: pad)
-            let page = try engine.recognize(turned, layout: region.layout == .cover ? .auto : .block)
+            let page = try engine.recognize(turned, layout: region.layout == .cover ? .auto : .block, thresholding: thresholding)
             if let folder = Self.debugFolder {
                 let text = page.lines.map { "\(Int($0.confidence)) \($0.text)" }.joined(separator: " | ")
-                let name = "r\(region.row)-\(region.index)-q\(turns)"
+                let name = "r\(region.row)-\(region.index)-q\(turns)\(thresholding == .local ? "-local" : "")"
                 try? turned.writePNG(to: "\(folder)/\(name).png")
                 try? Data("\(region.box) lean \(region.lean) scale \(factor)\n\(text)\n".utf8).write(to: URL(fileURLWithPath: "\(folder)/\(name).txt"))
             }
@@ -80,7 +94,7 @@ public struct RegionReader: Sendable {
                                       textHeight: Double(b.height) / factor, quarterTurns: turns))
             }
         }
-        return Self.keepBest(lines)
+        return lines
     }
 
     /// `SHELFSCAN_DEBUG_REGIONS=DIR`: every crop as read, with what was read (development aid).

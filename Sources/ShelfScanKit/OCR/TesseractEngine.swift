@@ -23,6 +23,15 @@ public enum PageLayout: String, Sendable, CaseIterable {
     }
 }
 
+/// How Tesseract turns gray into black and white.
+public enum Thresholding: Sendable {
+    /// Otsu over the whole image (Tesseract's default): best on evenly lit, sharp text.
+    case global
+    /// Sauvola, window by window: rescues crops where padding, glare or a neighbour's dark ink
+    /// pulls a global threshold off (the whole spine turns black or white).
+    case local
+}
+
 /// One recognised word.
 public struct OCRWord: Codable, Sendable {
     public let text: String
@@ -71,10 +80,7 @@ public final class TesseractEngine: @unchecked Sendable {
             TessBaseAPIDelete(handle)
             throw ShelfScanError(.modelMissing, "\(tessdata)/\(language).traineddata: Tesseract could not load it (corrupt or wrong version); reinstall the model")
         }
-        // Photos are unevenly lit and crops carry padding and neighbouring ink: the default global
-        // Otsu threshold often turns a whole spine black. Sauvola's local threshold with a lower
-        // k reads spine crops far better (measured on rendered and real spines; see the README).
-        TessBaseAPISetVariable(handle, "thresholding_method", "2")
+        // For `Thresholding.local` (Sauvola): a lower k than the default 0.34 keeps thin strokes.
         TessBaseAPISetVariable(handle, "thresholding_kfactor", "0.2")
         api = handle
     }
@@ -85,8 +91,9 @@ public final class TesseractEngine: @unchecked Sendable {
     }
 
     /// Recognises the text in `image`, line by line. The corresponding C function is `TessBaseAPIRecognize`.
-    public func recognize(_ image: PixImage, layout: PageLayout = .block) throws(ShelfScanError) -> OCRPage {
+    public func recognize(_ image: PixImage, layout: PageLayout = .block, thresholding: Thresholding = .global) throws(ShelfScanError) -> OCRPage {
         TessBaseAPISetPageSegMode(api, layout.mode)
+        TessBaseAPISetVariable(api, "thresholding_method", thresholding == .global ? "0" : "2")
         TessBaseAPISetImage2(api, image.pix)
         TessBaseAPISetSourceResolution(api, 300)
         defer { TessBaseAPIClear(api) }
