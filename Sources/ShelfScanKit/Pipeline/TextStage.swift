@@ -48,7 +48,7 @@ struct TextStage {
             findings.lines = lines.flatMap { $0 }
         }
         // A cover, or what auto mode could not read as spines.
-        if mode == .cover || (mode == .auto && findings.books.isEmpty && regions.count < 3) {
+        if mode == .cover || (mode == .auto && findings.books.isEmpty) {
             let whole = TextRegion(layout: .cover, box: BoundingBox(x: 0, y: 0, width: image.width, height: image.height),
                                    lean: 0, typicalThickness: 0, row: 0, index: 0)
             clock = .now
