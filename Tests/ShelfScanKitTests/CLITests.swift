@@ -169,10 +169,11 @@ struct CLITests {
         #expect(!FileManager.default.fileExists(atPath: library))
     }
 
-    @Test("eval SampleImages exits 0 with a Markdown table")
+    @Test("eval of a labelled folder exits 0 with a Markdown table")
     func eval() async throws {
         let dir = try TemporaryDirectory()
-        let run = try await CLI.run(["eval", Fixtures.sampleImages], in: dir)
+        let corpus = try Fixtures.sampleSubset(in: dir, sets: ["barcodes", "covers", "none"], perSet: 3)
+        let run = try await CLI.run(["eval", corpus], in: dir)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         let header = try #require(lines.firstIndex { $0.hasPrefix("| set |") }, "no table in: \(run.stdout)")
@@ -190,7 +191,8 @@ struct CLITests {
     ])
     func evalGate(_ gate: [String]) async throws {
         let dir = try TemporaryDirectory()
-        let run = try await CLI.run(["eval", Fixtures.sampleImages] + gate, in: dir)
+        let corpus = try Fixtures.sampleSubset(in: dir, sets: ["barcodes"], perSet: 3)
+        let run = try await CLI.run(["eval", corpus] + gate, in: dir)
         #expect(run.status != 0)
         #expect(run.stderr.contains("eval gate failed"), "stderr: \(run.stderr)")
         #expect(run.stdout.contains("| **total** |"))

@@ -181,7 +181,7 @@ enum MetadataHarness {
         return limiter
     }
 
-    static func fetcher(_ limiter: HostRateLimiter, timeout: Double = 5, userAgent: String = "shelfscan-tests/1") -> PoliteFetcher {
+    static func fetcher(_ limiter: HostRateLimiter, timeout: Double = 30, userAgent: String = "shelfscan-tests/1") -> PoliteFetcher {
         var http = HTTPClient(userAgent: userAgent)
         http.totalTimeout = timeout
         var fetcher = PoliteFetcher(http: http, limiter: limiter)
@@ -189,18 +189,18 @@ enum MetadataHarness {
         return fetcher
     }
 
-    static func openLibrary(_ server: TestHTTPServer, timeout: Double = 5) async -> OpenLibraryClient {
+    static func openLibrary(_ server: TestHTTPServer, timeout: Double = 30) async -> OpenLibraryClient {
         OpenLibraryClient(baseURL: server.baseURL, coversURL: server.baseURL,
                           fetcher: fetcher(await fastLimiter(server), timeout: timeout))
     }
 
-    static func googleBooks(_ server: TestHTTPServer, timeout: Double = 5) async -> GoogleBooksClient {
+    static func googleBooks(_ server: TestHTTPServer, timeout: Double = 30) async -> GoogleBooksClient {
         GoogleBooksClient(baseURL: server.baseURL + "/books/v1", apiKey: nil,
                           fetcher: fetcher(await fastLimiter(server), timeout: timeout))
     }
 
     /// Options with every catalogue (and the covers) on `server`.
-    static func options(_ server: TestHTTPServer, timeout: Double = 5) -> MetadataOptions {
+    static func options(_ server: TestHTTPServer, timeout: Double = 30) -> MetadataOptions {
         var o = MetadataOptions()
         o.openLibraryURL = server.baseURL
         o.coversURL = server.baseURL

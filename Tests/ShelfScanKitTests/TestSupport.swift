@@ -16,6 +16,31 @@ enum Fixtures {
     /// A file inside `SampleImages/`.
     static func sample(_ relative: String) -> String { sampleImages + "/" + relative }
 
+    /// A small labelled corpus in `dir`: the first `perSet` images of each set of SampleImages
+    /// named in `sets`, with their truth lines (the whole of SampleImages takes minutes in a
+    /// debug build; the release-build gates run it all).
+    static func sampleSubset(in dir: TemporaryDirectory, sets: [String], perSet: Int) throws -> String {
+        let root = dir.file("corpus")
+        let truth = try String(contentsOfFile: sampleImages + "/truth.jsonl", encoding: .utf8)
+        var kept: [String] = []
+        var counts: [String: Int] = [:]
+        for line in truth.split(separator: "\n") {
+            guard let data = line.data(using: .utf8),
+                  let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+                  let image = object["image"] as? String,
+                  let set = image.split(separator: "/").first.map(String.init),
+                  sets.contains(set), counts[set, default: 0] < perSet else { continue }
+            counts[set, default: 0] += 1
+            let target = root + "/" + image
+            try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: sampleImages + "/" + image, toPath: target)
+            kept.append(String(line))
+        }
+        try (kept.joined(separator: "\n") + "\n").write(toFile: root + "/truth.jsonl", atomically: true, encoding: .utf8)
+        return root
+    }
+
     /// The repository's Tesseract model folder.
     static let models = repoRoot + "/Models"
 

@@ -23,7 +23,7 @@ public struct ReadLine: Sendable, Codable, Equatable {
 /// line read confidently one way is kept; what the other way makes of the same ink is dropped.
 public struct RegionReader: Sendable {
     /// Target height of a text line, pixels (Tesseract's LSTM reads 20-40 px text best).
-    public var targetTextHeight = 32.0
+    public var targetTextHeight = Double(ProcessInfo.processInfo.environment["SHELFSCAN_TEXT_HEIGHT"] ?? "32") ?? 32
     /// Lines below this confidence are dropped (upside-down ink reads at 0-40).
     public var minimumConfidence = 50.0
     /// A region whose best line is below this confidence is read again with a local threshold.
@@ -34,7 +34,10 @@ public struct RegionReader: Sendable {
     public init() {}
 
     /// The lines read in `region` of `image`.
-    public func read(_ region: TextRegion, in image: PixImage, engine: TesseractEngine) throws(ShelfScanError) -> [ReadLine] {
+    /// `votes` (shared by the regions of one photo) learns which way this photo's spines read,
+    /// so that a thin spine read confidently the usual way need not be read the other way too.
+    public func read(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
+                     votes: DirectionVotes? = nil) throws(ShelfScanError) -> [ReadLine] {
         let crop = try image.cropped(to: region.box)
         let gray = try crop.grayscale()
         // Turn leaning spines back upright (white comes in at the corners).
@@ -42,21 +45,31 @@ public struct RegionReader: Sendable {
         let offsetX = Double(upright.width - gray.width) / 2, offsetY = Double(upright.height - gray.height) / 2
         let factor = scale(for: region, width: upright.width, height: upright.height)
         let sized = abs(factor - 1) > 0.08 ? try upright.scaled(by: factor) : upright
-        var lines = try read(sized, region: region, factor: factor, offset: (offsetX, offsetY), engine: engine, thresholding: .global)
+        // One spine (not several whose edges went unseen) can only read one way.
+        let across = region.layout == .lyingSpine ? Double(region.box.height) : Double(region.box.width)
+        let single = region.layout != .cover && across <= region.typicalThickness * 1.4
+        var turns = region.quarterTurns
+        if let preferred = votes?.preferred(among: turns) { turns.sort { a, _ in a == preferred } }
+        var lines = try read(sized, turns: turns, single: single, region: region, factor: factor,
+                             offset: (offsetX, offsetY), engine: engine, thresholding: .global)
         // Neither direction gave a confident line: global thresholding may have failed on this
         // crop (glare, padding, a dark neighbour); read it again with a local threshold.
         if !lines.contains(where: { $0.confidence >= retryBelow }) {
-            lines += try read(sized, region: region, factor: factor, offset: (offsetX, offsetY), engine: engine, thresholding: .local)
+            lines += try read(sized, turns: turns, single: single, region: region, factor: factor,
+                              offset: (offsetX, offsetY), engine: engine, thresholding: .local)
         }
-        return Self.keepBest(lines)
+        let kept = Self.keepBest(lines)
+        for line in kept where line.confidence >= 80 { votes?.add(line.quarterTurns) }
+        return kept
     }
 
-    private func read(_ sized: PixImage, region: TextRegion, factor: Double, offset: (Double, Double),
-                      engine: TesseractEngine, thresholding: Thresholding) throws(ShelfScanError) -> [ReadLine] {
+    private func read(_ sized: PixImage, turns: [Int], single: Bool, region: TextRegion, factor: Double,
+                      offset: (Double, Double), engine: TesseractEngine, thresholding: Thresholding) throws(ShelfScanError) -> [ReadLine] {
         let (offsetX, offsetY) = offset
         let pad = 12
         var lines: [ReadLine] = []
-        for turns in region.quarterTurns {
+        for turns in turns {
+            if single, lines.contains(where: { $0.confidence >= 85 }) { break }
             let turned = try sized.rotated(quarterTurns: turns).padded(by: pad)
             let page = try engine.recognize(turned, layout: region.layout == .cover ? .auto : .block, thresholding: thresholding)
             if let folder = Self.debugFolder {
@@ -202,5 +215,30 @@ public final class OCRWorkers: @unchecked Sendable {
         idle.append(engine)
         condition.signal()
         condition.unlock()
+    }
+}
+
+/// Which way the confident lines of one photo read so far. Shelves are usually consistent
+/// (top to bottom in English-speaking countries, bottom to top in most of Europe), so the
+/// majority direction is tried first. `@unchecked Sendable`: `counts` is only touched under `lock`.
+public final class DirectionVotes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var counts: [Int: Int] = [:]
+
+    public init() {}
+
+    func add(_ turns: Int) {
+        lock.lock()
+        counts[turns, default: 0] += 1
+        lock.unlock()
+    }
+
+    /// The direction most read so far among `turns`; nil before any vote. Ties favour the first.
+    func preferred(among turns: [Int]) -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        let scored = turns.map { ($0, counts[$0] ?? 0) }
+        guard let best = scored.max(by: { $0.1 < $1.1 }), best.1 > 0 else { return nil }
+        return best.0
     }
 }

@@ -70,9 +70,10 @@ struct TextStage {
     /// Reads every region, both cores busy (one engine each).
     func read(_ regions: [TextRegion], in image: PixImage) throws(ShelfScanError) -> [[ReadLine]] {
         let results = ResultSlots<Result<[ReadLine], ShelfScanError>>(count: regions.count)
+        let votes = DirectionVotes()
         DispatchQueue.concurrentPerform(iterations: regions.count) { i in
             let outcome = Result<[ReadLine], ShelfScanError> { () throws(ShelfScanError) -> [ReadLine] in
-                try workers.withEngine { engine throws(ShelfScanError) in try reader.read(regions[i], in: image, engine: engine) }
+                try workers.withEngine { engine throws(ShelfScanError) in try reader.read(regions[i], in: image, engine: engine, votes: votes) }
             }
             results.set(i, outcome)
         }
