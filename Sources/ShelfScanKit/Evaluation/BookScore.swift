@@ -132,7 +132,7 @@ public struct StageSummary: Codable, Sendable {
 
     static func table(_ timings: [StageTimings]) -> [StageSummary] {
         let stages: [(String, KeyPath<StageTimings, Double>)] = [
-            ("decode", \.decode), ("barcodes", \.barcodes), ("matching", \.matching), ("lookup", \.lookup), ("total", \.total),
+            ("decode", \.decode), ("barcodes", \.barcodes), ("regions", \.regions), ("ocr", \.ocr), ("matching", \.matching), ("lookup", \.lookup), ("total", \.total),
         ]
         return stages.map { name, path in
             let values = timings.map { $0[keyPath: path] }.sorted()

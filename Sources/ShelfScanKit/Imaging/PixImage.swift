@@ -87,6 +87,22 @@ public final class PixImage: @unchecked Sendable {
         }
     }
 
+    /// Writes the image in `format` (JPEG at quality 90; WebP where Leptonica was built with it).
+    public func write(to path: String, format: ImageFormat) throws(ShelfScanError) {
+        let code: Int32
+        switch format {
+        case .jpeg: code = Int32(IFF_JFIF_JPEG)
+        case .png: code = Int32(IFF_PNG)
+        case .tiff: code = Int32(IFF_TIFF_LZW)
+        case .webp: code = Int32(IFF_WEBP)
+        case .pnm: code = Int32(IFF_PNM)
+        default: code = Int32(IFF_PNG)
+        }
+        guard pixWrite(path, pix, code) == 0 else {
+            throw ShelfScanError(.unreadableFile, "\(path): cannot write the picture as \(format); check the folder")
+        }
+    }
+
     /// A deep copy.
     public func copy() throws(ShelfScanError) -> PixImage {
         try PixImage.wrap(pixCopy(nil, pix), "copy")
@@ -170,6 +186,11 @@ public final class PixImage: @unchecked Sendable {
         }
         let owned = PixImage(owning: binary)
         return try PixImage.wrap(pixConvert1To8(nil, owned.pix, 255, 0), "binarisation")
+    }
+
+    /// Light for dark and dark for light.
+    public func inverted() throws(ShelfScanError) -> PixImage {
+        try PixImage.wrap(pixInvert(nil, pix), "invert")
     }
 
     /// Unsharp mask (8-bit): sharpens mild blur.

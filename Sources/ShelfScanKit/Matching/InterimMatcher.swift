@@ -12,7 +12,7 @@ public final class BookMatcher: Sendable {
     public init(library: LibraryDatabase) throws(ShelfScanError) {
         books = try library.list().map { ($0, Self.norm($0.title)) }
     }
-    init(books: [Book]) { self.books = books.map { ($0, Self.norm($0.title)) } }
+    public init(books: [Book]) { self.books = books.map { ($0, Self.norm($0.title)) } }
     static func norm(_ s: String) -> String {
         String(s.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).map { $0.isLetter || $0.isNumber ? $0 : " " })
             .split(separator: " ").map(String.init).joined(separator: " ")

@@ -38,13 +38,7 @@ public struct RegionReader: Sendable {
     /// so that a thin spine read confidently the usual way need not be read the other way too.
     public func read(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
                      votes: DirectionVotes? = nil) throws(ShelfScanError) -> [ReadLine] {
-        let crop = try image.cropped(to: region.box)
-        let gray = try crop.grayscale()
-        // Turn leaning spines back upright (white comes in at the corners).
-        let upright = abs(region.lean) >= 1.5 ? try gray.rotated(degrees: -region.lean) : gray
-        let offsetX = Double(upright.width - gray.width) / 2, offsetY = Double(upright.height - gray.height) / 2
-        let factor = scale(for: region, width: upright.width, height: upright.height)
-        let sized = abs(factor - 1) > 0.08 ? try upright.scaled(by: factor) : upright
+        let (sized, factor, offsetX, offsetY) = try prepare(region, in: image)
         // One spine (not several whose edges went unseen) can only read one way.
         let across = region.layout == .lyingSpine ? Double(region.box.height) : Double(region.box.width)
         let single = region.layout != .cover && across <= region.typicalThickness * 1.4
@@ -63,10 +57,34 @@ public struct RegionReader: Sendable {
         return kept
     }
 
+    /// The region cut from `image`, gray, upright and scaled for reading; the scale factor and
+    /// the offsets deskewing added.
+    func prepare(_ region: TextRegion, in image: PixImage) throws(ShelfScanError) -> (PixImage, Double, Double, Double) {
+        let crop = try image.cropped(to: region.box)
+        let gray = try crop.grayscale()
+        // Turn leaning spines back upright (white comes in at the corners).
+        let upright = abs(region.lean) >= 1.5 ? try gray.rotated(degrees: -region.lean) : gray
+        let offsetX = Double(upright.width - gray.width) / 2, offsetY = Double(upright.height - gray.height) / 2
+        let factor = scale(for: region, width: upright.width, height: upright.height)
+        let sized = abs(factor - 1) > 0.08 ? try upright.scaled(by: factor) : upright
+        return (sized, factor, offsetX, offsetY)
+    }
+
+    /// The images Tesseract is given for `region`, one per reading direction tried (for
+    /// benchmarks and diagnostics: the same pixels `read` recognises).
+    public func crops(for region: TextRegion, in image: PixImage) throws(ShelfScanError) -> [PixImage] {
+        let sized = try prepare(region, in: image).0
+        var out: [PixImage] = []
+        for turns in region.quarterTurns { out.append(try sized.rotated(quarterTurns: turns).padded(by: Self.pad)) }
+        return out
+    }
+
+    static let pad = 12
+
     private func read(_ sized: PixImage, turns: [Int], single: Bool, region: TextRegion, factor: Double,
                       offset: (Double, Double), engine: TesseractEngine, thresholding: Thresholding) throws(ShelfScanError) -> [ReadLine] {
         let (offsetX, offsetY) = offset
-        let pad = 12
+        let pad = Self.pad
         var lines: [ReadLine] = []
         for turns in turns {
             if single, lines.contains(where: { $0.confidence >= 85 }) { break }
@@ -242,3 +260,4 @@ public final class DirectionVotes: @unchecked Sendable {
         return best.0
     }
 }
+

@@ -82,6 +82,11 @@ public final class TesseractEngine: @unchecked Sendable {
         }
         // For `Thresholding.local` (Sauvola): a lower k than the default 0.34 keeps thin strokes.
         TessBaseAPISetVariable(handle, "thresholding_kfactor", "0.2")
+        // Development aid: SHELFSCAN_TESSERACT_VARIABLES="name=value,name=value".
+        for pair in (ProcessInfo.processInfo.environment["SHELFSCAN_TESSERACT_VARIABLES"] ?? "").split(separator: ",") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2 { TessBaseAPISetVariable(handle, parts[0], parts[1]) }
+        }
         api = handle
     }
 
