@@ -30,6 +30,7 @@ public enum MatchText {
                 if current.count == 1 { flush() }
                 continue
             }
+            if scalar == "\u{B7}" { continue } // Catalan l·l is one word
             let folded = fold(scalar)
             if folded.isEmpty { flush(); continue }
             current.append(contentsOf: folded)
@@ -136,7 +137,6 @@ public enum MatchText {
         table[0x153] = ["o", "e"]; table[0x152] = ["o", "e"]
         table[0xF8] = ["o"]; table[0xD8] = ["o"]
         table[0x142] = ["l"]; table[0x141] = ["l"]
-        table[0xB7] = [] // Catalan middle dot (l·l) joins nothing
         return table
     }()
 
@@ -144,7 +144,7 @@ public enum MatchText {
     static func canonical(_ scalars: [Unicode.Scalar]) -> String {
         var s = scalars
         let letters = s.filter { $0.properties.isAlphabetic }.count
-        if letters >= 2, letters < s.count {
+        if letters >= 1, letters < s.count, 2 * letters >= s.count {
             // A word that is mostly letters: its digits are misread letters.
             s = s.map { c in
                 switch c {
