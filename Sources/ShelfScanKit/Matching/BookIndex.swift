@@ -131,9 +131,22 @@ struct BookIndex: Sendable {
 
     /// A word's trigrams, with `^` and `$` marking its ends (a one-letter word is `^a$`).
     static func trigrams(of word: [Unicode.Scalar], into out: inout [UInt64]) {
-        let padded: [UInt64] = [0x5E] + word.map { UInt64($0.value) } + [0x24]
+        // Look-alike letters share a class, so an OCR slip does not lose the trigrams around it.
+        let padded: [UInt64] = [0x5E] + word.map { UInt64(lookAlikeClass($0).value) } + [0x24]
         for i in 0..<(padded.count - 2) {
             out.append(padded[i] << 42 | padded[i + 1] << 21 | padded[i + 2])
+        }
+    }
+
+    @inline(__always)
+    static func lookAlikeClass(_ c: Unicode.Scalar) -> Unicode.Scalar {
+        switch c {
+        case "l", "j": "i"
+        case "c": "e"
+        case "v": "u"
+        case "h": "n"
+        case "f": "t"
+        default: c
         }
     }
 
@@ -177,11 +190,12 @@ struct BookIndex: Sendable {
             guard let id = wordIDs[String(String.UnicodeScalarView(w))], seenAuthorWords.insert(id).inserted else { continue }
             let lo = authorStart[Int(id)], hi = authorStart[Int(id) + 1]
             guard hi > lo, hi - lo <= common else { continue }
+            // Not divided by the title's weight below: the name counts the same for every book.
             let boost = 0.5 * authorWeight[Int(id)]
             for k in lo..<hi {
                 let b = Int(authorBooks[Int(k)])
                 if acc[b] == 0 { touched.append(Int32(b)) }
-                acc[b] += boost
+                acc[b] += boost * titleNorm[b]
             }
         }
         // The best `limit` by overlap over the square root of the title's own weight (a long title

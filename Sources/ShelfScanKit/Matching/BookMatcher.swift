@@ -93,6 +93,7 @@ public final class BookMatcher: Sendable {
         /// Comparable pieces: each word, and each two neighbouring words of a line run together
         /// (OCR splits words: "FIRE STARTER").
         struct Unit { var scalars: [Unicode.Scalar]; var first: Int; var count: Int }
+        static let joinedArticles = ["the", "el", "la", "le", "les", "los", "las", "els", "der", "die", "das", "het", "de"].map { Array($0.unicodeScalars) }
         var words: [Word] = []
         var units: [Unit] = []
         var totalWeight = 0.0
@@ -115,6 +116,10 @@ public final class BookMatcher: Sendable {
             totalWeight = words.reduce(0) { $0 + $1.weight }
             for (i, w) in words.enumerated() {
                 units.append(Unit(scalars: w.scalars, first: i, count: 1))
+                // An article run into the next word ("THESHINING"): the word without it, too.
+                for article in Self.joinedArticles where w.scalars.count >= article.count + 4 && w.scalars.starts(with: article) {
+                    units.append(Unit(scalars: Array(w.scalars[article.count...]), first: i, count: 1))
+                }
                 if i + 1 < words.count, words[i + 1].line == w.line {
                     units.append(Unit(scalars: w.scalars + words[i + 1].scalars, first: i, count: 2))
                 }
@@ -205,12 +210,17 @@ public final class BookMatcher: Sendable {
         for (i, c) in authorSpine { spineUsed[i] = true; spineCredit[i] = max(spineCredit[i], c) }
 
         // Subtitle, series and article words on the spine are explained, though not required.
+        // Only near-exact: a "BOOKS" imprint must not make "Comic Book, Issue 1" the better reading.
+        let extra = index.extra[b]
+        var extraSeen = [Bool](repeating: false, count: extra.count)
         for (i, word) in spine.words.enumerated() where !spineUsed[i] {
-            for w in index.extra[b] {
+            for (k, w) in extra.enumerated() {
                 let c = WordSimilarity.credit(words[Int(w)], word.scalars)
-                if c >= 0.6 { spineUsed[i] = true; spineCredit[i] = max(spineCredit[i], c); break }
+                if c >= 0.85 { spineUsed[i] = true; spineCredit[i] = max(spineCredit[i], c); extraSeen[k] = true; break }
             }
         }
+        // Of two titles the spine reads equally well, the one with less unread subtitle/series text.
+        let unreadExtra = extra.isEmpty ? 0 : Double(extraSeen.filter { !$0 }.count) / Double(extra.count)
         var explained = 0.0
         for (i, word) in spine.words.enumerated() where spineUsed[i] { explained += word.weight * spineCredit[i] }
         let precision = min(1, explained / spine.totalWeight)
@@ -220,7 +230,7 @@ public final class BookMatcher: Sendable {
         let evidence = 1 - exp(-(titleInfo + authorInfo) / 5)
         let a = authorScore ?? 0
         let titlePart = coverage + (1 - coverage) * 0.3 * a
-        let score = evidence * titlePart * pow(precision, 0.3)
+        let score = evidence * titlePart * pow(precision, 0.4) * (1 - 0.04 * unreadExtra)
 
         var matched: [String] = []
         for (i, word) in spine.words.enumerated() where spineCredit[i] > 0 && spineUsed[i] {

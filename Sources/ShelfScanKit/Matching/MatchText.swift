@@ -14,8 +14,7 @@ public enum MatchText {
 
     /// Words of `text`: case and diacritics folded, punctuation a separator, apostrophes joining
     /// ("Lisey's" is `liseys`) except after a single-letter elision ("L'ombra" is `l ombra`).
-    /// Digits that OCR reads for letters inside a word are read back as letters (`B00K` is `book`),
-    /// and `rn`/`vv` become `m`/`w` on both sides, since OCR cannot tell them apart.
+    /// Digits that OCR reads for letters inside a word are read back as letters (`B00K` is `book`).
     public static func words(_ text: String) -> [String] {
         var words: [String] = []
         var current: [Unicode.Scalar] = []
@@ -140,7 +139,7 @@ public enum MatchText {
         return table
     }()
 
-    /// OCR look-alikes made equal on both sides of a comparison.
+    /// Digits read back as the letters OCR mistook them for.
     static func canonical(_ scalars: [Unicode.Scalar]) -> String {
         var s = scalars
         let letters = s.filter { $0.properties.isAlphabetic }.count
@@ -156,16 +155,7 @@ public enum MatchText {
             }
         }
         var out = String.UnicodeScalarView()
-        var i = 0
-        while i < s.count {
-            if i + 1 < s.count, (s[i] == "r" && s[i + 1] == "n") || (s[i] == "v" && s[i + 1] == "v") {
-                out.append(s[i] == "r" ? "m" : "w")
-                i += 2
-            } else {
-                out.append(s[i])
-                i += 1
-            }
-        }
+        out.append(contentsOf: s)
         return String(out)
     }
 }
