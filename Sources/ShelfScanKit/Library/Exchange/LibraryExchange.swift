@@ -155,6 +155,9 @@ public enum LibraryExchange {
             for i in self.isbn {
                 guard let raw = value(i).map(ISBNLine.unwrap), !raw.isEmpty else { continue }
                 if let parsed = ISBN(raw) { parsedISBN = parsed; break }
+                // A library catalogue's qualifier after the number: "9788425425035 (vol. 1)".
+                let leading = String(raw.prefix { $0.isNumber || $0 == "-" || $0 == "X" || $0 == "x" })
+                if leading.count < raw.count, let parsed = ISBN(leading) { parsedISBN = parsed; break }
                 warning = "ISBN \(raw) has a wrong check digit or length; imported without it"
             }
             if parsedISBN != nil { warning = nil }
