@@ -11,7 +11,7 @@ struct CatalogCommand: AsyncParsableCommand {
             Catalogue rows are kept in the library flagged as not owned: scans find them (reported with inLibrary false), \
             `library list` does not show them. Example: `shelfscan catalog import goodbooks.csv library_books.csv`.
             """,
-        subcommands: [Import.self, Count.self, Clear.self])
+        subcommands: [Import.self, Count.self, Clear.self, Bench.self])
 
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -69,6 +69,32 @@ struct CatalogCommand: AsyncParsableCommand {
             guard let db = try library.openIfPresent() else { print("removed 0 catalogue books"); return }
             do {
                 print("removed \(try db.clearCatalog()) catalogue books")
+            } catch {
+                throw CLIError(describing: error)
+            }
+        }
+    }
+
+    /// Hidden: the figures in the README's matching table (run from a release build).
+    struct Bench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Time the matcher on a padded catalogue.", shouldDisplay: false)
+        @Argument(help: ArgumentHelp("Catalogue CSV files.", valueName: "file.csv")) var files: [String]
+        @Option(help: "Books in all, padded with synthetic ones.") var total = 100_000
+        @Option(help: "Spines matched.") var queries = 500
+        @OptionGroup var library: LibraryOptions
+
+        func run() throws {
+            do {
+                let r = try MatchBenchmark.run(catalogFiles: files, total: total, queries: queries)
+                print(String(format: "books %d, index build %.2f s, RSS %.0f -> %.0f MB, match median %.3f ms, p90 %.3f ms, own book first %d/%d",
+                             r.books, r.indexSeconds, r.residentMegabytesBefore, r.residentMegabytesAfter,
+                             r.medianMilliseconds, r.p90Milliseconds, r.rankedFirst, r.queries))
+                if let db = try library.openIfPresent() {
+                    let clock = ContinuousClock.now
+                    let matcher = try BookMatcher(library: db)
+                    print(String(format: "library %@: %d rows loaded and indexed in %.2f s", library.path, matcher.count,
+                                 MatchBenchmark.seconds(since: clock)))
+                }
             } catch {
                 throw CLIError(describing: error)
             }
