@@ -206,6 +206,19 @@ public struct LibraryDatabase: Sendable {
         }
     }
 
+    /// Every row, owned books and reference-catalogue entries alike, in id order: what the
+    /// title matcher matches spines against.
+    public func matchableBooks() throws(ShelfScanError) -> [Book] {
+        try read { db in try Book.order(Book.Columns.id).fetchAll(db) }
+    }
+
+    /// Removes the reference catalogue (rows with `owned == false`); owned books stay.
+    /// Returns how many rows were removed.
+    @discardableResult
+    public func clearCatalog() throws(ShelfScanError) -> Int {
+        try write { db in try Book.filter(Book.Columns.owned == false).deleteAll(db) }
+    }
+
     /// Number of books (owned ones, or all rows including the reference catalogue).
     public func count(ownedOnly: Bool = true) throws(ShelfScanError) -> Int {
         try read { db in

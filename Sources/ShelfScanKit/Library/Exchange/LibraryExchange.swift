@@ -112,6 +112,8 @@ public enum LibraryExchange {
     /// Header positions of the fields we read.
     struct Columns {
         var title: Int?, subtitle: Int?, author: Int?, additionalAuthors: Int?, isbn: [Int] = []
+        /// The author column is named in the plural: commas separate authors, not surname and name.
+        var authorList = false
         var rating: Int?, shelf: Int?, publisher: Int?, pages: Int?, year: Int?, notes: Int?, dateAdded: Int?, copies: Int?
 
         init(_ header: [String]) {
@@ -120,9 +122,14 @@ public enum LibraryExchange {
                 switch key(name) {
                 case "title", "booktitle", "name": title = title ?? i
                 case "subtitle": subtitle = i
-                case "author", "authors", "authorname", "authornames", "creator", "creators", "writer": author = author ?? i
+                case "author", "authorname", "creator", "writer": author = author ?? i
+                case "authors", "authornames", "creators": author = author ?? i; authorList = author == i
                 case "additionalauthors": additionalAuthors = i
                 case "isbn13", "isbn", "isbn10", "ean", "ean13": isbn.append(i)
+                // Derived ISBN columns ("isbn10_padded", "isbn13_from_isbn10"); not flags or
+                // damaged copies ("isbn10_valid", "isbn13_original_float").
+                case let k where k.hasPrefix("isbn") && !["valid", "float", "agree", "source", "type"].contains(where: k.contains):
+                    isbn.append(i)
                 case "myrating", "rating", "stars": rating = rating ?? i
                 case "exclusiveshelf", "status", "readingstatus", "readstatus", "shelf": shelf = shelf ?? i
                 case "publisher": publisher = i
@@ -148,6 +155,9 @@ public enum LibraryExchange {
             for i in self.isbn {
                 guard let raw = value(i).map(ISBNLine.unwrap), !raw.isEmpty else { continue }
                 if let parsed = ISBN(raw) { parsedISBN = parsed; break }
+                // A library catalogue's qualifier after the number: "9788425425035 (vol. 1)".
+                let leading = String(raw.prefix { $0.isNumber || $0 == "-" || $0 == "X" || $0 == "x" })
+                if leading.count < raw.count, let parsed = ISBN(leading) { parsedISBN = parsed; break }
                 warning = "ISBN \(raw) has a wrong check digit or length; imported without it"
             }
             if parsedISBN != nil { warning = nil }
@@ -158,7 +168,9 @@ public enum LibraryExchange {
             guard !bookTitle.isEmpty || isbn != nil else { return .failure(RowProblem("no title and no valid ISBN")) }
             var authors: [String] = []
             if let a = value(author) {
-                authors = a.contains(";") ? a.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) } : [a]
+                let separator: Character? = a.contains(";") ? ";" : (authorList && a.contains(",") ? "," : nil)
+                authors = separator.map { a.split(separator: $0).map { $0.trimmingCharacters(in: .whitespaces) } } ?? [Self.personName(a)]
+                authors = authors.filter { !$0.isEmpty }
             }
             if let more = value(additionalAuthors) {
                 authors += more.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -170,6 +182,21 @@ public enum LibraryExchange {
                             readingStatus: Self.status(value(shelf)), rating: rating, notes: value(notes))
             book.copies = max(1, value(copies).flatMap { Int($0) } ?? 1)
             return .success((book, warning))
+        }
+
+        /// A library catalogue's "Surname, Given, 1919-2020" as "Given Surname"; other names as given
+        /// ("King, Jr." style suffixes stay where they are).
+        static func personName(_ name: String) -> String {
+            var parts = name.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            // Life dates: "1919-2020", "1952-", "n. 1960".
+            if parts.count > 1, let last = parts.last, last.contains(where: \.isNumber),
+               last.allSatisfy({ $0.isNumber || $0 == "-" || $0 == "." || $0 == " " || $0 == "?" || $0 == "n" || $0 == "m" }) {
+                parts.removeLast()
+            }
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return parts.joined(separator: ", ") }
+            let suffixes: Set<String> = ["jr", "jr.", "sr", "sr.", "ii", "iii", "iv", "phd", "md"]
+            if suffixes.contains(parts[1].lowercased()) { return parts.joined(separator: ", ") }
+            return parts[1] + " " + parts[0]
         }
 
         static func status(_ shelf: String?) -> ReadingStatus {

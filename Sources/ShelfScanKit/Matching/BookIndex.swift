@@ -1,0 +1,226 @@
+import Foundation
+
+/// The books, as words and character trigrams, in memory: built once per process (a 100k-row
+/// catalogue takes a fraction of a second), then read by every photo.
+struct BookIndex: Sendable {
+    let books: [Book]
+
+    // Vocabulary: every title and author word, once.
+    let wordIDs: [String: Int32]
+    let wordScalars: [[Unicode.Scalar]]
+    /// How much a word says about which book a spine is (see `BookIndex.evidence`).
+    let wordEvidence: [Double]
+
+    // Per book, as word ids.
+    let core: [[Int32]]
+    let extra: [[Int32]]
+    let authors: [[[Int32]]]
+    /// Same book, twice in the library (an owned copy and a catalogue row, two editions): same key.
+    let bookKeys: [String]
+
+    // Title trigrams -> books (compressed rows: books of trigram t are `trigramBooks[start[t]..<start[t+1]]`).
+    let trigramIDs: [UInt64: Int32]
+    let trigramStart: [Int32]
+    let trigramBooks: [Int32]
+    let trigramWeight: [Float]
+    /// Square root of the summed weights of each book's trigrams.
+    let titleNorm: [Float]
+
+    // Author words -> books.
+    let authorStart: [Int32]
+    let authorBooks: [Int32]
+    let authorWeight: [Float]
+
+    init(books: [Book]) {
+        self.books = books
+        var wordIDs: [String: Int32] = [:]
+        var wordScalars: [[Unicode.Scalar]] = []
+        func intern(_ w: String) -> Int32 {
+            if let id = wordIDs[w] { return id }
+            let id = Int32(wordScalars.count)
+            wordIDs[w] = id
+            wordScalars.append(Array(w.unicodeScalars))
+            return id
+        }
+        var core: [[Int32]] = [], extra: [[Int32]] = [], authors: [[[Int32]]] = [], keys: [String] = []
+        core.reserveCapacity(books.count); extra.reserveCapacity(books.count); authors.reserveCapacity(books.count)
+        for book in books {
+            let t = MatchText.title(book.title, subtitle: book.subtitle)
+            core.append(t.core.map(intern))
+            extra.append(t.extra.map(intern))
+            let names = book.authors.prefix(3).map { MatchText.authorWords($0).map(intern) }.filter { !$0.isEmpty }
+            authors.append(names)
+            // The surname is the longest word more often than the last ("Belmonte Nieto, Manuel").
+            let surname = names.first.map { n in n.map { wordScalars[Int($0)] }.max { $0.count < $1.count }.map { String(String.UnicodeScalarView($0)) } ?? "" } ?? ""
+            keys.append(t.core.joined(separator: " ") + "|" + surname)
+        }
+        self.wordIDs = wordIDs
+        self.wordScalars = wordScalars
+        self.wordEvidence = wordScalars.map { Self.evidence(String(String.UnicodeScalarView($0))) }
+        self.core = core
+        self.extra = extra
+        self.authors = authors
+        self.bookKeys = keys
+
+        // Trigram postings, counted then filled.
+        var trigramIDs: [UInt64: Int32] = [:]
+        var perBook: [Int32] = []
+        var bookStart: [Int] = [0]
+        var counts: [Int32] = []
+        var scratch: [UInt64] = []
+        for words in core {
+            scratch.removeAll(keepingCapacity: true)
+            for w in words { Self.trigrams(of: wordScalars[Int(w)], into: &scratch) }
+            scratch.sort()
+            var last: UInt64 = .max
+            for g in scratch where g != last {
+                last = g
+                let id: Int32
+                if let known = trigramIDs[g] { id = known } else {
+                    id = Int32(counts.count); trigramIDs[g] = id; counts.append(0)
+                }
+                counts[Int(id)] += 1
+                perBook.append(id)
+            }
+            bookStart.append(perBook.count)
+        }
+        var start = [Int32](repeating: 0, count: counts.count + 1)
+        for i in counts.indices { start[i + 1] = start[i] + counts[i] }
+        var fill = Array(start.dropLast())
+        var postings = [Int32](repeating: 0, count: perBook.count)
+        for b in 0..<books.count {
+            for k in bookStart[b]..<bookStart[b + 1] {
+                let t = Int(perBook[k])
+                postings[Int(fill[t])] = Int32(b)
+                fill[t] += 1
+            }
+        }
+        let n = Float(max(1, books.count))
+        let weights = counts.map { logf(1 + n / Float($0)) }
+        var norm = [Float](repeating: 1, count: books.count)
+        for b in 0..<books.count {
+            var sum: Float = 0
+            for k in bookStart[b]..<bookStart[b + 1] { sum += weights[Int(perBook[k])] }
+            norm[b] = max(1, sum).squareRoot()
+        }
+        self.trigramIDs = trigramIDs
+        self.trigramStart = start
+        self.trigramBooks = postings
+        self.trigramWeight = weights
+        self.titleNorm = norm
+
+        // Author word postings.
+        var authorCounts = [Int32](repeating: 0, count: wordScalars.count)
+        var authorPairs: [(Int32, Int32)] = []
+        for (b, names) in authors.enumerated() {
+            var seen = Set<Int32>()
+            for name in names { for w in name where wordScalars[Int(w)].count >= 3 && seen.insert(w).inserted {
+                authorCounts[Int(w)] += 1
+                authorPairs.append((w, Int32(b)))
+            } }
+        }
+        var aStart = [Int32](repeating: 0, count: wordScalars.count + 1)
+        for i in authorCounts.indices { aStart[i + 1] = aStart[i] + authorCounts[i] }
+        var aFill = Array(aStart.dropLast())
+        var aBooks = [Int32](repeating: 0, count: authorPairs.count)
+        for (w, b) in authorPairs { aBooks[Int(aFill[Int(w)])] = b; aFill[Int(w)] += 1 }
+        self.authorStart = aStart
+        self.authorBooks = aBooks
+        self.authorWeight = authorCounts.map { $0 == 0 ? 0 : logf(1 + n / Float($0)) }
+    }
+
+    /// A word's trigrams, with `^` and `$` marking its ends (a one-letter word is `^a$`).
+    static func trigrams(of word: [Unicode.Scalar], into out: inout [UInt64]) {
+        // Look-alike letters share a class, so an OCR slip does not lose the trigrams around it.
+        let padded: [UInt64] = [0x5E] + word.map { UInt64(lookAlikeClass($0).value) } + [0x24]
+        for i in 0..<(padded.count - 2) {
+            out.append(padded[i] << 42 | padded[i + 1] << 21 | padded[i + 2])
+        }
+    }
+
+    @inline(__always)
+    static func lookAlikeClass(_ c: Unicode.Scalar) -> Unicode.Scalar {
+        switch c {
+        case "l", "j": "i"
+        case "c": "e"
+        case "v": "u"
+        case "h": "n"
+        case "f": "t"
+        default: c
+        }
+    }
+
+    /// How much seeing a word on a spine says about which book it is, roughly in letters of
+    /// evidence: its length up to 8, but 1 for an article or preposition, 0.5 for a lone letter.
+    /// From the language, not the library: a small library must not make every word rare.
+    static func evidence(_ word: String) -> Double {
+        if MatchText.commonWords.contains(word) { return 1 }
+        let n = word.unicodeScalars.count
+        if n <= 1 { return 0.5 }
+        return Double(min(n, 8))
+    }
+
+    /// Books whose titles share the most (rare) trigrams with the spine words, or whose authors'
+    /// names are spelled out on it: at most `limit`, best first.
+    func shortlist(words: [[Unicode.Scalar]], limit: Int) -> [Int] {
+        guard !books.isEmpty else { return [] }
+        var grams: [UInt64] = []
+        for w in words { Self.trigrams(of: w, into: &grams) }
+        grams.sort()
+        var acc = [Float](repeating: 0, count: books.count)
+        var touched: [Int32] = []
+        // Trigrams in a twentieth of all titles (`the`, `ing`) cost time and say little.
+        let common = Int32(max(64, books.count / 20))
+        var last: UInt64 = .max
+        for g in grams where g != last {
+            last = g
+            guard let t = trigramIDs[g] else { continue }
+            let lo = trigramStart[Int(t)], hi = trigramStart[Int(t) + 1]
+            guard hi - lo <= common else { continue }
+            let w = trigramWeight[Int(t)]
+            for k in lo..<hi {
+                let b = Int(trigramBooks[Int(k)])
+                if acc[b] == 0 { touched.append(Int32(b)) }
+                acc[b] += w
+            }
+        }
+        // An author's name read cleanly brings in their books even when the title is garbled.
+        var seenAuthorWords = Set<Int32>()
+        for w in words where w.count >= 3 {
+            guard let id = wordIDs[String(String.UnicodeScalarView(w))], seenAuthorWords.insert(id).inserted else { continue }
+            let lo = authorStart[Int(id)], hi = authorStart[Int(id) + 1]
+            guard hi > lo, hi - lo <= common else { continue }
+            // Not divided by the title's weight below: the name counts the same for every book.
+            let boost = 0.5 * authorWeight[Int(id)]
+            for k in lo..<hi {
+                let b = Int(authorBooks[Int(k)])
+                if acc[b] == 0 { touched.append(Int32(b)) }
+                acc[b] += boost * titleNorm[b]
+            }
+        }
+        // The best `limit` by overlap over the square root of the title's own weight (a long title
+        // needs more of its trigrams on the spine than a short one), kept in a small min-heap.
+        var heap: [(score: Float, book: Int32)] = []
+        heap.reserveCapacity(limit + 1)
+        for b in touched {
+            let s = acc[Int(b)] / titleNorm[Int(b)]
+            if heap.count < limit {
+                heap.append((s, b))
+                var i = heap.count - 1
+                while i > 0 { let p = (i - 1) / 2; if heap[p].score <= heap[i].score { break }; heap.swapAt(p, i); i = p }
+            } else if s > heap[0].score {
+                heap[0] = (s, b)
+                var i = 0
+                while true {
+                    let l = 2 * i + 1, r = l + 1
+                    var m = i
+                    if l < heap.count, heap[l].score < heap[m].score { m = l }
+                    if r < heap.count, heap[r].score < heap[m].score { m = r }
+                    if m == i { break }
+                    heap.swapAt(i, m); i = m
+                }
+            }
+        }
+        return heap.sorted { $0.score > $1.score }.map { Int($0.book) }
+    }
+}

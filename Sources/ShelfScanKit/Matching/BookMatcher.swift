@@ -1,0 +1,276 @@
+import Foundation
+
+/// One line of OCR text.
+public struct TextLine: Sendable {
+    public var text: String
+    /// Tesseract's confidence, 0-100.
+    public var confidence: Double
+    /// Text height in pixels.
+    public var height: Double
+
+    public init(text: String, confidence: Double = 90, height: Double = 20) {
+        self.text = text
+        self.confidence = confidence
+        self.height = height
+    }
+}
+
+/// The lines read from one spine (or a few neighbouring lines matched as one book), in any order.
+public struct RegionText: Sendable {
+    public var lines: [TextLine]
+    public init(lines: [TextLine]) { self.lines = lines }
+}
+
+/// A book a region's text may be.
+public struct BookMatch: Sendable {
+    public let book: Book
+    /// 0-1, probability-like: 0.8 and above confident, 0.6-0.8 plausible, below 0.6 not a book.
+    public let score: Double
+    /// How much of the title (its core words, weighted by length) the spine shows, 0-1.
+    public let titleScore: Double
+    /// How well the best-matching author's name agrees, 0-1; nil when the book has no authors.
+    public let authorScore: Double?
+    /// The spine words that matched the title and author, normalised, in reading order.
+    public let matchedText: String
+}
+
+/// Finds the books a spine's OCR text names, among the library's books and its reference
+/// catalogue: a trigram shortlist, then each candidate scored by aligning its title and author
+/// words with the spine's words.
+///
+/// Scores are comparable between groups of one to four lines: an extra line that the book does
+/// not explain can only lower a score.
+public final class BookMatcher: Sendable {
+    let index: BookIndex
+    /// Matches scoring below this are not returned.
+    public static let floor = 0.3
+    /// Candidates rescored per region.
+    static let shortlistSize = 40
+
+    /// Every book in `library`, owned and reference-catalogue rows alike.
+    public init(library: LibraryDatabase) throws(ShelfScanError) {
+        index = BookIndex(books: try library.matchableBooks())
+    }
+
+    public init(books: [Book]) {
+        index = BookIndex(books: books)
+    }
+
+    /// Number of books matched against.
+    public var count: Int { index.books.count }
+
+    /// The books `region` may be, best first, each above `floor`; one entry per distinct book
+    /// (an owned copy wins over a catalogue row of the same title and author).
+    public func matches(for region: RegionText, limit: Int = 5) -> [BookMatch] {
+        let spine = Spine(region)
+        guard !spine.words.isEmpty, spine.totalWeight > 0 else { return [] }
+        let candidates = index.shortlist(words: spine.words.map(\.scalars), limit: Self.shortlistSize)
+        var cache = CreditCache(spine: spine)
+        var scored: [(match: BookMatch, position: Int)] = []
+        for b in candidates {
+            guard let m = score(book: b, spine: spine, cache: &cache), m.score >= Self.floor else { continue }
+            scored.append((m, b))
+        }
+        scored.sort {
+            if $0.match.score != $1.match.score { return $0.match.score > $1.match.score }
+            if $0.match.book.owned != $1.match.book.owned { return $0.match.book.owned }
+            return $0.position < $1.position
+        }
+        var seen = Set<String>()
+        var out: [BookMatch] = []
+        for (m, b) in scored where seen.insert(index.bookKeys[b]).inserted {
+            out.append(m)
+            if out.count == limit { break }
+        }
+        return out
+    }
+
+    // MARK: Scoring
+
+    /// A region's words, with how much each would count against a book that does not explain it.
+    struct Spine {
+        struct Word { var scalars: [Unicode.Scalar]; var line: Int; var weight: Double }
+        /// Comparable pieces: each word, and each two neighbouring words of a line run together
+        /// (OCR splits words: "FIRE STARTER").
+        struct Unit { var scalars: [Unicode.Scalar]; var first: Int; var count: Int }
+        static let joinedArticles = ["the", "el", "la", "le", "les", "los", "las", "els", "der", "die", "das", "het", "de"].map { Array($0.unicodeScalars) }
+        var words: [Word] = []
+        var units: [Unit] = []
+        var totalWeight = 0.0
+
+        init(_ region: RegionText) {
+            for (l, line) in region.lines.enumerated() {
+                // A line Tesseract doubted counts less against a book that does not explain it.
+                let trust = 0.5 + 0.5 * min(1, max(0, line.confidence / 100))
+                for w in MatchText.words(line.text) {
+                    let scalars = Array(w.unicodeScalars)
+                    var weight = BookIndex.evidence(w)
+                    if MatchText.publisherWords.contains(w) { weight *= 0.3 }
+                    // Consonant clusters and stray letters are logo and texture noise, not words.
+                    if !scalars.contains(where: { "aeiouy0123456789".unicodeScalars.contains($0) }) || scalars.count <= 2 {
+                        weight = min(weight, 1)
+                    }
+                    words.append(Word(scalars: scalars, line: l, weight: weight * trust))
+                }
+            }
+            totalWeight = words.reduce(0) { $0 + $1.weight }
+            for (i, w) in words.enumerated() {
+                units.append(Unit(scalars: w.scalars, first: i, count: 1))
+                // An article run into the next word ("THESHINING"): the word without it, too.
+                for article in Self.joinedArticles where w.scalars.count >= article.count + 4 && w.scalars.starts(with: article) {
+                    units.append(Unit(scalars: Array(w.scalars[article.count...]), first: i, count: 1))
+                }
+                if i + 1 < words.count, words[i + 1].line == w.line {
+                    units.append(Unit(scalars: w.scalars + words[i + 1].scalars, first: i, count: 2))
+                }
+            }
+        }
+    }
+
+    /// Credits of vocabulary words against every spine unit, computed once per region.
+    struct CreditCache {
+        let spine: Spine
+        var byWord: [Int32: [Double]] = [:]
+
+        mutating func credits(_ word: Int32, _ scalars: [Unicode.Scalar]) -> [Double] {
+            if let known = byWord[word] { return known }
+            let row = spine.units.map { WordSimilarity.credit(scalars, $0.scalars) }
+            byWord[word] = row
+            return row
+        }
+    }
+
+    func score(book b: Int, spine: Spine, cache: inout CreditCache) -> BookMatch? {
+        let core = index.core[b]
+        guard !core.isEmpty else { return nil }
+        let words = index.wordScalars
+        // Every (title piece, spine piece) pair worth anything, then the best first, each word once.
+        var pairs: [(value: Double, credit: Double, title: Int, titleCount: Int, unit: Int)] = []
+        for (j, w) in core.enumerated() {
+            let row = cache.credits(w, words[Int(w)])
+            let e = index.wordEvidence[Int(w)]
+            for (u, c) in row.enumerated() where c > 0 { pairs.append((c * e, c, j, 1, u)) }
+        }
+        // Two title words the OCR ran together ("HARRYPOTTER").
+        if core.count > 1 {
+            for j in 0..<(core.count - 1) {
+                let joined = words[Int(core[j])] + words[Int(core[j + 1])]
+                for (u, unit) in spine.units.enumerated() where unit.count == 1 && unit.scalars.count >= joined.count - 2 {
+                    let c = WordSimilarity.credit(joined, unit.scalars)
+                    if c > 0 {
+                        let e = index.wordEvidence[Int(core[j])] + index.wordEvidence[Int(core[j + 1])]
+                        pairs.append((c * e, c, j, 2, u))
+                    }
+                }
+            }
+        }
+        pairs.sort { $0.value > $1.value }
+        var titleCredit = [Double](repeating: 0, count: core.count)
+        var titleUsed = [Bool](repeating: false, count: core.count)
+        var spineCredit = [Double](repeating: 0, count: spine.words.count)
+        var spineUsed = [Bool](repeating: false, count: spine.words.count)
+        for p in pairs {
+            let unit = spine.units[p.unit]
+            if (p.title..<(p.title + p.titleCount)).contains(where: { titleUsed[$0] }) { continue }
+            if (unit.first..<(unit.first + unit.count)).contains(where: { spineUsed[$0] }) { continue }
+            for j in p.title..<(p.title + p.titleCount) { titleUsed[j] = true; titleCredit[j] = p.credit }
+            for i in unit.first..<(unit.first + unit.count) { spineUsed[i] = true; spineCredit[i] = p.credit }
+        }
+        var titleInfo = 0.0, titleTotal = 0.0
+        for (j, w) in core.enumerated() {
+            let e = index.wordEvidence[Int(w)]
+            titleInfo += e * titleCredit[j]
+            titleTotal += e
+        }
+        guard titleInfo > 0 else { return nil }
+        let coverage = titleInfo / titleTotal
+
+        // The author: the name whose words the remaining spine words spell best.
+        var authorScore: Double?
+        var authorInfo = 0.0
+        var authorSpine: [(Int, Double)] = []
+        for name in index.authors[b] {
+            var info = 0.0, best = 0.0
+            var used: [(Int, Double)] = []
+            for w in name where words[Int(w)].count >= 2 {
+                let row = cache.credits(w, words[Int(w)])
+                var bestUnit = -1, bestCredit = 0.0
+                for (u, c) in row.enumerated() where c > bestCredit && spine.units[u].count == 1 {
+                    let i = spine.units[u].first
+                    if !spineUsed[i], !used.contains(where: { $0.0 == i }) { bestUnit = i; bestCredit = c }
+                }
+                guard bestUnit >= 0 else { continue }
+                if words[Int(w)].count >= 3 { best = max(best, bestCredit) }
+                info += index.wordEvidence[Int(w)] * bestCredit
+                used.append((bestUnit, bestCredit))
+            }
+            authorScore = max(authorScore ?? 0, best)
+            if info > authorInfo { authorInfo = info; authorSpine = used }
+        }
+        for (i, c) in authorSpine { spineUsed[i] = true; spineCredit[i] = max(spineCredit[i], c) }
+
+        // Subtitle, series and article words on the spine are explained, though not required.
+        // Only near-exact: a "BOOKS" imprint must not make "Comic Book, Issue 1" the better reading.
+        let extra = index.extra[b]
+        var extraSeen = [Bool](repeating: false, count: extra.count)
+        for (i, word) in spine.words.enumerated() where !spineUsed[i] {
+            for (k, w) in extra.enumerated() {
+                let c = WordSimilarity.credit(words[Int(w)], word.scalars)
+                if c >= 0.85 { spineUsed[i] = true; spineCredit[i] = max(spineCredit[i], c); extraSeen[k] = true; break }
+            }
+        }
+        // Of two titles the spine reads equally well, the one with less unread subtitle/series text.
+        let unreadExtra = extra.isEmpty ? 0 : Double(extraSeen.filter { !$0 }.count) / Double(extra.count)
+        var explained = 0.0
+        for (i, word) in spine.words.enumerated() where spineUsed[i] { explained += word.weight * spineCredit[i] }
+        let precision = min(1, explained / spine.totalWeight)
+
+        // Letters of evidence -> probability that this is no coincidence; a one-word title needs
+        // a long word or its author to pass 0.6.
+        let evidence = 1 - exp(-(titleInfo + authorInfo) / 5)
+        let a = authorScore ?? 0
+        let titlePart = coverage + (1 - coverage) * 0.3 * a
+        let score = evidence * titlePart * pow(precision, 0.4) * (1 - 0.04 * unreadExtra)
+
+        var matched: [String] = []
+        for (i, word) in spine.words.enumerated() where spineCredit[i] > 0 && spineUsed[i] {
+            matched.append(String(String.UnicodeScalarView(word.scalars)))
+        }
+        return BookMatch(book: index.books[b], score: min(1, max(0, score)), titleScore: coverage,
+                         authorScore: index.authors[b].isEmpty ? nil : a, matchedText: matched.joined(separator: " "))
+    }
+}
+
+/// Chooses one book per region so that no book is used twice in one photo.
+public enum MatchAssignment {
+    /// For each region, its book or nil. The most confident pairs are taken first across all
+    /// regions, so a region's weaker candidate cannot take a book another region reads better;
+    /// a region that loses its first choice falls back to its next.
+    public static func assign(_ perRegion: [[BookMatch]], minScore: Double) -> [BookMatch?] {
+        var pairs: [(score: Double, region: Int, rank: Int)] = []
+        for (r, list) in perRegion.enumerated() {
+            for (k, m) in list.enumerated() where m.score >= minScore { pairs.append((m.score, r, k)) }
+        }
+        pairs.sort { $0.score != $1.score ? $0.score > $1.score : ($0.region, $0.rank) < ($1.region, $1.rank) }
+        var result = [BookMatch?](repeating: nil, count: perRegion.count)
+        var used = Set<String>()
+        for p in pairs where result[p.region] == nil {
+            let m = perRegion[p.region][p.rank]
+            let keys = identity(m.book)
+            guard !keys.contains(where: used.contains) else { continue }
+            used.formUnion(keys)
+            result[p.region] = m
+        }
+        return result
+    }
+
+    /// What makes two rows the same book: the same row, or the same ISBN, or the same title and
+    /// first author (an owned copy and a catalogue row of one book are two rows).
+    static func identity(_ book: Book) -> [String] {
+        var keys = ["title:" + MatchText.title(book.title).core.joined(separator: " ") + "|"
+            + (book.authors.first.map { MatchText.authorWords($0).sorted().joined(separator: " ") } ?? "")]
+        if let id = book.id { keys.append("id:\(id)") }
+        if let isbn = book.isbn13 { keys.append("isbn:\(isbn)") }
+        return keys
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+
+/// Text reduced to what the matcher compares: lower case, no diacritics, letters and digits only,
+/// split into words. Titles are further split into the part a spine must show (the core) and the
+/// parts it may show (subtitle, series, parentheticals), with a leading article dropped.
+public enum MatchText {
+    /// A title (or spine) as the matcher sees it.
+    public struct Title: Equatable, Sendable {
+        /// The words a spine should show: before any colon, without parentheticals or a leading article.
+        public var core: [String]
+        /// Words that may also appear: subtitle, series name and number, a statement of responsibility.
+        public var extra: [String]
+    }
+
+    /// Words of `text`: case and diacritics folded, punctuation a separator, apostrophes joining
+    /// ("Lisey's" is `liseys`) except after a single-letter elision ("L'ombra" is `l ombra`).
+    /// Digits that OCR reads for letters inside a word are read back as letters (`B00K` is `book`).
+    public static func words(_ text: String) -> [String] {
+        var words: [String] = []
+        var current: [Unicode.Scalar] = []
+        func flush() {
+            guard !current.isEmpty else { return }
+            words.append(canonical(current))
+            current.removeAll(keepingCapacity: true)
+        }
+        for scalar in text.unicodeScalars {
+            if scalar == "'" || scalar == "\u{2019}" || scalar == "`" || scalar == "\u{2018}" {
+                // A single-letter elision starts a new word; elsewhere the apostrophe just vanishes.
+                if current.count == 1 { flush() }
+                continue
+            }
+            if scalar == "\u{B7}" { continue } // Catalan l·l is one word
+            let folded = fold(scalar)
+            if folded.isEmpty { flush(); continue }
+            current.append(contentsOf: folded)
+        }
+        flush()
+        return words
+    }
+
+    /// A title's core and extra words. `subtitle` (a field of its own in the library) is extra.
+    public static func title(_ title: String, subtitle: String? = nil) -> Title {
+        var main = ""
+        var extraText = subtitle.map { $0 + " " } ?? ""
+        // Parentheticals and brackets are series markers ("(Harry Potter, #1)") or editions.
+        var depth = 0
+        for ch in title {
+            switch ch {
+            case "(", "[", "{": depth += 1; extraText.append(" ")
+            case ")", "]", "}": depth = max(0, depth - 1); extraText.append(" ")
+            default: if depth > 0 { extraText.append(ch) } else { main.append(ch) }
+            }
+        }
+        // The subtitle (after a colon), and a catalogue's statement of responsibility (after " / ")
+        // or parallel title (after " = ").
+        var cut = main.endIndex
+        for separator in [":", " / ", " = ", " ; "] {
+            if let r = main.range(of: separator), r.lowerBound < cut { cut = r.lowerBound }
+        }
+        var core = words(String(main[..<cut]))
+        extraText += " " + main[cut...]
+        var extra = words(extraText)
+        if core.isEmpty { core = words(main); extra = words(extraText) }
+        if core.isEmpty { core = words(title) }
+        if core.count > 1, articles.contains(core[0]) { extra.append(core.removeFirst()) }
+        return Title(core: core, extra: extra)
+    }
+
+    /// Author name words, without life dates ("Bunge, Mario, 1919-2020" is `bunge mario`).
+    public static func authorWords(_ name: String) -> [String] {
+        words(name).filter { !$0.allSatisfy(\.isNumber) }
+    }
+
+    /// Leading articles of English, Spanish, Catalan, Dutch, French and German (folded: `l` is L').
+    public static let articles: Set<String> = [
+        "the", "a", "an",
+        "el", "la", "los", "las", "lo", "un", "una", "unos", "unas",
+        "els", "les", "l", "uns", "unes",
+        "de", "het", "een", "t",
+        "le", "une", "des",
+        "der", "die", "das", "ein", "eine", "einen", "einem", "einer", "den", "dem",
+    ]
+
+    /// Words too common to say which book a spine is: articles, prepositions, conjunctions.
+    public static let commonWords: Set<String> = articles.union([
+        "of", "and", "in", "on", "to", "for", "with", "at", "by", "from", "is", "it", "its", "my", "your", "as", "or", "be",
+        "y", "e", "i", "o", "del", "al", "en", "con", "por", "para", "que", "sin", "se", "su", "sus", "mi",
+        "amb", "per", "i", "dels", "pel",
+        "van", "op", "met", "voor",
+        "du", "au", "aux", "et", "sur", "pour", "dans",
+        "und", "von", "zu", "im", "mit", "auf", "vom", "zum",
+    ])
+
+    /// Words printed on spines that are not the title or author: publishers and imprints.
+    /// They weigh little when a match is judged by how much of the spine it explains.
+    public static let publisherWords: Set<String> = [
+        "penguin", "vintage", "books", "book", "press", "classics", "classic", "random", "house", "harper", "collins",
+        "harpercollins", "pan", "macmillan", "picador", "corgi", "bantam", "arrow", "orion", "hodder", "faber",
+        "headline", "sphere", "abacus", "virago", "puffin", "scholastic", "bloomsbury", "simon", "schuster", "oxford",
+        "university", "edition", "editions", "novel", "anagrama", "planeta", "alfaguara", "destino", "debolsillo",
+        "tusquets", "columna", "empuries", "edicions", "ediciones", "editorial", "folio", "gallimard", "livre", "poche",
+        "verlag", "fischer", "rowohlt", "dtv", "signet", "ballantine", "tor", "doubleday", "anchor", "knopf", "wordsworth",
+        "everyman", "library", "paperback", "paperbacks", "modern", "black", "swan", "mariner", "ace", "daw", "gollancz",
+        "transworld", "minotauro", "salamandra", "booket", "austral", "catedra", "alianza", "seix", "barral", "proa",
+    ]
+
+    // MARK: Folding
+
+    /// One scalar folded: lower case, without diacritics; empty for a separator.
+    static func fold(_ scalar: Unicode.Scalar) -> [Unicode.Scalar] {
+        let v = scalar.value
+        if v < 128 {
+            switch v {
+            case 0x61...0x7A, 0x30...0x39: return [scalar]
+            case 0x41...0x5A: return [Unicode.Scalar(v + 32)!]
+            default: return []
+            }
+        }
+        if let mapped = latinFolds[v] { return mapped }
+        let p = scalar.properties
+        guard p.isAlphabetic || p.numericType != nil else { return [] }
+        if p.generalCategory == .nonspacingMark { return [] }
+        return Array(p.lowercaseMapping.unicodeScalars)
+    }
+
+    /// Latin-1 and Latin Extended-A letters folded once with Foundation (diacritics, ß, æ...).
+    static let latinFolds: [UInt32: [Unicode.Scalar]] = {
+        var table: [UInt32: [Unicode.Scalar]] = [:]
+        for v in UInt32(0xC0)...UInt32(0x24F) {
+            guard let s = Unicode.Scalar(v), s.properties.isAlphabetic else { continue }
+            let folded = String(s).folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+            table[v] = Array(folded.lowercased().unicodeScalars.filter { $0.properties.isAlphabetic })
+        }
+        table[0xDF] = ["s", "s"]
+        table[0xE6] = ["a", "e"]; table[0xC6] = ["a", "e"]
+        table[0x153] = ["o", "e"]; table[0x152] = ["o", "e"]
+        table[0xF8] = ["o"]; table[0xD8] = ["o"]
+        table[0x142] = ["l"]; table[0x141] = ["l"]
+        return table
+    }()
+
+    /// Digits read back as the letters OCR mistook them for.
+    static func canonical(_ scalars: [Unicode.Scalar]) -> String {
+        var s = scalars
+        let letters = s.filter { $0.properties.isAlphabetic }.count
+        if letters >= 1, letters < s.count, 2 * letters >= s.count {
+            // A word that is mostly letters: its digits are misread letters.
+            s = s.map { c in
+                switch c {
+                case "0": "o"
+                case "1": "l"
+                case "5": "s"
+                default: c
+                }
+            }
+        }
+        var out = String.UnicodeScalarView()
+        out.append(contentsOf: s)
+        return String(out)
+    }
+}

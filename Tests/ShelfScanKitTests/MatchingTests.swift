@@ -1,0 +1,258 @@
+import Foundation
+import Testing
+@testable import ShelfScanKit
+
+/// Region text from lines, as TextStage hands it over.
+func spine(_ lines: String...) -> RegionText {
+    RegionText(lines: lines.map { TextLine(text: $0, confidence: 90, height: 20) })
+}
+
+@Suite("Match text normaliser")
+struct MatchTextTests {
+    @Test("case, diacritics and punctuation fold away; apostrophes join a word")
+    func folding() {
+        #expect(MatchText.words("Enseñar a INVESTIGAR: ¡vaya timo!") == ["ensenar", "a", "investigar", "vaya", "timo"])
+        #expect(MatchText.words("Lisey's Story") == ["liseys", "story"])
+        #expect(MatchText.words("Ça, c'est Ærøskøbing — Straße") == ["ca", "c", "est", "aeroskobing", "strasse"])
+        #expect(MatchText.words("Col·lecció") == ["colleccio"])
+    }
+
+    @Test("OCR look-alikes are read back: digits inside words, not in numbers")
+    func lookAlikes() {
+        #expect(MatchText.words("B00K 0F 5HADOWS") == ["book", "of", "shadows"])
+        #expect(MatchText.words("Harry Potter 1984 7") == ["harry", "potter", "1984", "7"])
+    }
+
+    @Test("a leading article is dropped in each of six languages", arguments: [
+        ("The Shining", ["shining"]), ("A Game of Thrones", ["game", "of", "thrones"]), ("An Evil Cradling", ["evil", "cradling"]),
+        ("La sombra del viento", ["sombra", "del", "viento"]), ("Los pilares de la tierra", ["pilares", "de", "la", "tierra"]),
+        ("El nom de la rosa", ["nom", "de", "la", "rosa"]), ("Els Sots Feréstecs", ["sots", "ferestecs"]),
+        ("L'ombra del vent", ["ombra", "del", "vent"]), ("Les Misérables", ["miserables"]),
+        ("De ontdekking van de hemel", ["ontdekking", "van", "de", "hemel"]), ("Het diner", ["diner"]), ("Een schitterend gebrek", ["schitterend", "gebrek"]),
+        ("Le Petit Prince", ["petit", "prince"]), ("L'Étranger", ["etranger"]), ("Une vie", ["vie"]),
+        ("Der Steppenwolf", ["steppenwolf"]), ("Die Verwandlung", ["verwandlung"]), ("Das Parfum", ["parfum"]), ("Ein fliehendes Pferd", ["fliehendes", "pferd"]),
+    ])
+    func articles(title: String, core: [String]) {
+        #expect(MatchText.title(title).core == core)
+    }
+
+    @Test("a one-word title that is an article keeps it")
+    func loneArticle() {
+        #expect(MatchText.title("The").core == ["the"])
+        #expect(MatchText.title("It").core == ["it"])
+    }
+
+    @Test("series markers, subtitles and catalogue statements are extra words, not the core")
+    func extras() {
+        let hp = MatchText.title("Harry Potter and the Sorcerer's Stone (Harry Potter, #1)")
+        #expect(hp.core == ["harry", "potter", "and", "the", "sorcerers", "stone"])
+        #expect(hp.extra.contains("1"))
+        let sub = MatchText.title("Predictably Irrational: The Hidden Forces That Shape Our Decisions")
+        #expect(sub.core == ["predictably", "irrational"])
+        #expect(sub.extra.contains("decisions"))
+        let cat = MatchText.title("Enseñar a investigar : libro del alumnado ")
+        #expect(cat.core == ["ensenar", "a", "investigar"])
+        #expect(MatchText.title("Poesia completa / Joan Vinyoli").core == ["poesia", "completa"])
+        #expect(MatchText.title("Dune", subtitle: "Deluxe Edition").extra == ["deluxe", "edition"])
+    }
+
+    @Test("author names lose life dates")
+    func authors() {
+        #expect(MatchText.authorWords("Bunge, Mario, 1919-2020") == ["bunge", "mario"])
+        #expect(MatchText.authorWords("J.K. Rowling") == ["j", "k", "rowling"])
+    }
+}
+
+@Suite("Word similarity")
+struct WordSimilarityTests {
+    func s(_ w: String) -> [Unicode.Scalar] { Array(w.unicodeScalars) }
+
+    @Test("equal words score 1, one look-alike slip costs less than another letter")
+    func lookAlike() {
+        #expect(WordSimilarity.similarity(s("shining"), s("shining")) == 1)
+        #expect(WordSimilarity.similarity(s("shining"), s("shlning")) > WordSimilarity.similarity(s("shining"), s("shkning")))
+        #expect(WordSimilarity.credit(s("firestarter"), s("firestartr")) > 0.7)
+        // One letter read as two: rn for m, vv for w.
+        #expect(WordSimilarity.similarity(s("modern"), s("modem")) > WordSimilarity.similarity(s("modern"), s("modex")))
+        #expect(WordSimilarity.credit(s("wolves"), s("vvolves")) > 0.85)
+        #expect(WordSimilarity.credit(s("mind"), s("rnind")) > 0.85)
+    }
+
+    @Test("short words must be exact; unrelated words get nothing")
+    func shortWords() {
+        #expect(WordSimilarity.credit(s("it"), s("is")) == 0)
+        #expect(WordSimilarity.credit(s("cat"), s("cut")) == 0)
+        #expect(WordSimilarity.credit(s("penguin"), s("shining")) == 0)
+        #expect(WordSimilarity.credit(s("emma"), s("emmanuel")) == 0)
+    }
+}
+
+@Suite("Book matcher")
+struct BookMatcherTests {
+    static let books: [Book] = {
+        var list = [
+            Book(title: "It", authors: ["Stephen King"]),
+            Book(title: "It Ends with Us", authors: ["Colleen Hoover"]),
+            Book(title: "Emma", authors: ["Jane Austen"]),
+            Book(title: "Room", authors: ["Emma Donoghue"]),
+            Book(title: "The Shining", authors: ["Stephen King"]),
+            Book(title: "Carrie", authors: ["Stephen King"]),
+            Book(title: "Cujo", authors: ["Stephen King"]),
+            Book(title: "Dune", authors: ["Frank Herbert"]),
+            Book(title: "Dune Messiah", authors: ["Frank Herbert"]),
+            Book(title: "The Girl Who Loved Tom Gordon", authors: ["Stephen King"]),
+            Book(title: "The Girl on the Train", authors: ["Paula Hawkins"]),
+            Book(title: "Harry Potter and the Sorcerer's Stone (Harry Potter, #1)", authors: ["J.K. Rowling", "Mary GrandPré"]),
+            Book(title: "Harry Potter and the Chamber of Secrets (Harry Potter, #2)", authors: ["J.K. Rowling"]),
+            Book(title: "Firestarter", authors: ["Stephen King"]),
+            Book(title: "La sombra del viento", authors: ["Carlos Ruiz Zafón"]),
+            Book(title: "The", authors: ["Nobody Inparticular"]),
+            Book(title: "A Short History of Nearly Everything", authors: ["Bill Bryson"]),
+        ]
+        for i in list.indices { list[i].id = Int64(i + 1); list[i].owned = false }
+        return list
+    }()
+
+    let matcher = BookMatcher(books: BookMatcherTests.books)
+
+    func top(_ region: RegionText) -> BookMatch? { matcher.matches(for: region).first }
+
+    @Test("a clean spine finds its book, confidently")
+    func clean() throws {
+        let m = try #require(top(spine("THE SHINING", "STEPHEN KING")))
+        #expect(m.book.title == "The Shining")
+        #expect(m.score >= 0.8)
+        #expect(m.authorScore == 1)
+    }
+
+    @Test("\"It\" does not win a spine reading IT ENDS WITH US, nor score as a book there")
+    func itEndsWithUs() throws {
+        let matches = matcher.matches(for: spine("IT ENDS WITH US", "COLLEEN HOOVER"))
+        #expect(matches.first?.book.title == "It Ends with Us")
+        let it = matches.first { $0.book.title == "It" }
+        #expect((it?.score ?? 0) < 0.6)
+        let oneLine = matcher.matches(for: spine("IT ENDS WITH US COLLEEN HOOVER"))
+        #expect(oneLine.first?.book.title == "It Ends with Us")
+    }
+
+    @Test("a one-word title with its author is confident; the common word alone is not a book")
+    func oneWordTitles() throws {
+        #expect((top(spine("STEPHEN KING", "IT"))?.book.title) == "It")
+        #expect((top(spine("STEPHEN KING", "IT"))?.score ?? 0) >= 0.8)
+        #expect((top(spine("IT"))?.score ?? 0) < 0.6)
+        #expect((top(spine("THE"))?.score ?? 0) < 0.6)
+        // "Emma" alone could be the novel or the first line of EMMA DONOGHUE's spine: not reported.
+        #expect((top(spine("EMMA"))?.score ?? 0) < 0.6)
+        #expect(top(spine("EMMA", "JANE AUSTEN"))?.book.title == "Emma")
+        #expect((top(spine("EMMA", "JANE AUSTEN"))?.score ?? 0) >= 0.8)
+        #expect(top(spine("EMMA DONOGHUE", "ROOM"))?.book.title == "Room")
+        // A long, rare one-word title is evidence enough on its own.
+        #expect((top(spine("FIRESTARTER"))?.score ?? 0) >= 0.6)
+    }
+
+    @Test("a title inside a longer one loses to the longer title the spine shows in full")
+    func nestedTitles() throws {
+        #expect(top(spine("DUNE MESSIAH", "FRANK HERBERT"))?.book.title == "Dune Messiah")
+        #expect(top(spine("FRANK HERBERT", "DUNE"))?.book.title == "Dune")
+        #expect(top(spine("THE GIRL ON THE TRAIN"))?.book.title == "The Girl on the Train")
+        #expect((top(spine("THE GIRL"))?.score ?? 0) < 0.6)
+    }
+
+    @Test("OCR damage: dropped and look-alike letters, merged and split words, series and publisher text")
+    func damage() throws {
+        #expect(top(spine("HARRYPOTTER AND THE CHAMBER OF SECRETS", "J.K. ROWLING"))?.book.title.hasPrefix("Harry Potter and the Chamber") == true)
+        #expect(top(spine("HARRY POTTER AND THE SORCERER'S ST0NE", "ROWLING", "BLOOMSBURY"))?.book.title.hasPrefix("Harry Potter and the Sorcerer") == true)
+        #expect(top(spine("FIRE STARTER", "STEPHEN KING"))?.book.title == "Firestarter")
+        #expect(top(spine("A SH0RT HISTORY OF NEARLY EVERYTHNG", "BILL BRYSON"))?.book.title == "A Short History of Nearly Everything")
+        #expect(top(spine("la sombra del vlento", "CARLOS RUIZ ZAFON"))?.book.title == "La sombra del viento")
+        #expect((top(spine("la sombra del vlento", "CARLOS RUIZ ZAFON"))?.score ?? 0) >= 0.8)
+    }
+
+    @Test("an unrelated extra line never raises a score")
+    func extraLine() throws {
+        for lines in [["CARRIE"], ["THE SHINING", "KING"], ["DUNE"], ["IT ENDS WITH US"]] {
+            let alone = matcher.matches(for: RegionText(lines: lines.map { TextLine(text: $0) }))
+            for junk in ["PENGUIN", "ROOM FOR EVERYONE", "A GAME", "WX ii NNN"] {
+                let more = matcher.matches(for: RegionText(lines: (lines + [junk]).map { TextLine(text: $0) }))
+                for m in more {
+                    guard let before = alone.first(where: { $0.book.id == m.book.id }) else { continue }
+                    #expect(m.score <= before.score + 1e-9, "\(lines) + \(junk): \(m.book.title) \(before.score) -> \(m.score)")
+                }
+            }
+        }
+    }
+
+    @Test("OCR junk matches nothing")
+    func junk() {
+        for text in ["WX ii NNN 4%3", "|||| /// ...", "ISBN 978 0 14", "PENGUIN BOOKS", "a e i o u", "1 2 3"] {
+            #expect((top(spine(text))?.score ?? 0) < 0.6, "\(text)")
+        }
+    }
+
+    @Test("an owned copy wins over a catalogue row of the same book, which is not listed twice")
+    func ownedFirst() throws {
+        var owned = Book(title: "Carrie", authors: ["Stephen King"])
+        owned.id = 100
+        let matcher = BookMatcher(books: Self.books + [owned])
+        let matches = matcher.matches(for: spine("CARRIE", "STEPHEN KING"))
+        #expect(matches.first?.book.id == 100)
+        #expect(matches.filter { $0.book.title == "Carrie" }.count == 1)
+    }
+
+    @Test("the matched text is the normalised spine words that matched")
+    func matchedText() throws {
+        let m = try #require(top(spine("PENGUIN", "The Shining", "Stephen KING")))
+        #expect(m.matchedText == "the shining stephen king")
+    }
+
+    @Test("a library database's catalogue rows are matched, and say they are not owned")
+    func fromDatabase() throws {
+        let db = try LibraryDatabase.inMemory()
+        _ = try LibraryExchange.importCSV("title,authors,isbn\nThe Shining,Stephen King,9780385121675\n", into: db, source: "catalog", owned: false)
+        _ = try db.add(Book(title: "Dune", authors: ["Frank Herbert"]))
+        let matcher = try BookMatcher(library: db)
+        #expect(matcher.count == 2)
+        let shining = try #require(matcher.matches(for: spine("THE SHINING", "STEPHEN KING")).first)
+        #expect(shining.book.owned == false)
+        #expect(shining.book.isbn13 == "9780385121675")
+        #expect(matcher.matches(for: spine("DUNE", "FRANK HERBERT")).first?.book.owned == true)
+    }
+}
+
+@Suite("Match assignment")
+struct MatchAssignmentTests {
+    func match(_ id: Int64, _ title: String, _ score: Double) -> BookMatch {
+        var b = Book(title: title)
+        b.id = id
+        return BookMatch(book: b, score: score, titleScore: score, authorScore: nil, matchedText: "")
+    }
+
+    @Test("the stronger reading of a book keeps it; the weaker region falls back to its next book")
+    func highestFirst() {
+        let a = [match(1, "Dune", 0.7), match(2, "Dune Messiah", 0.65)]
+        let b = [match(1, "Dune", 0.95)]
+        let result = MatchAssignment.assign([a, b], minScore: 0.6)
+        #expect(result[1]?.book.id == 1)
+        #expect(result[0]?.book.id == 2)
+    }
+
+    @Test("no book twice, nothing below the threshold, regions without a match get nil")
+    func threshold() {
+        let result = MatchAssignment.assign([[match(1, "Dune", 0.9)], [match(1, "Dune", 0.8)], [match(3, "Cujo", 0.5)], []], minScore: 0.6)
+        #expect(result[0]?.book.id == 1)
+        #expect(result[1] == nil)
+        #expect(result[2] == nil)
+        #expect(result[3] == nil)
+        #expect(result.count == 4)
+    }
+
+    @Test("an owned copy and a catalogue row of one book are one book")
+    func sameBookTwoRows() {
+        var owned = Book(title: "The Shining", authors: ["Stephen King"]); owned.id = 1
+        var row = Book(title: "Shining", authors: ["Stephen King"]); row.id = 2; row.owned = false
+        let result = MatchAssignment.assign([[BookMatch(book: owned, score: 0.9, titleScore: 1, authorScore: 1, matchedText: "")],
+                                             [BookMatch(book: row, score: 0.8, titleScore: 1, authorScore: 1, matchedText: "")]], minScore: 0.6)
+        #expect(result[0]?.book.id == 1)
+        #expect(result[1] == nil)
+    }
+}
