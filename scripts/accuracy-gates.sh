@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=.build/release/shelfscan
 echo "== eval SampleImages"
-$bin eval SampleImages --min-barcode-rate 0.82 --max-misreads 0 --max-false-positives 0 --max-invented 0.3
+$bin eval SampleImages --min-barcode-rate 0.82 --max-misreads 0 --max-false-positives 0 --min-recall 0.68 --max-invented 0.1
 if [ -d ../shared/corpora/barcodes ]; then
     echo "== eval ../shared/corpora/barcodes"
     $bin eval ../shared/corpora/barcodes --min-barcode-rate 0.78 --max-misreads 6 --max-false-positives 0

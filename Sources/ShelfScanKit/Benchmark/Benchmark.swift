@@ -372,7 +372,7 @@ public struct Benchmark: Sendable {
             let source = photos[i % photos.count]
             guard var data = FileManager.default.contents(atPath: source) else { continue }
             data.append(contentsOf: [UInt8](repeating: 0, count: i / photos.count))  // every file new to the import
-            FileManager.default.createFile(atPath: "\(folder)/\(i).\((source as NSString).pathExtension)", contents: data)
+            _ = FileManager.default.createFile(atPath: "\(folder)/\(i).\((source as NSString).pathExtension)", contents: data)
         }
         var values: [Double] = []
         for run in 0..<max(1, min(options.runs, 3)) {
