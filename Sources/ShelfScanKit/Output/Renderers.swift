@@ -132,7 +132,14 @@ struct TableRenderer: ResultRenderer {
                 : "not in library"
             out += "  \(rank + 1). \(title)\(by)\(isbn)  [\(where_)]  \(String(format: "%.2f", book.confidence))\n"
             for e in book.evidence {
-                out += "       \(e.kind.rawValue) \(e.text) at \(e.box.x),\(e.box.y) \(e.box.width)x\(e.box.height)\n"
+                switch e.kind {
+                case .barcode:
+                    out += "       barcode \(e.text) at \(e.box.x),\(e.box.y) \(e.box.width)x\(e.box.height)\n"
+                case .text:
+                    let details = [e.orientation, e.ocrConfidence.map { "OCR \(Int($0.rounded()))" },
+                                   e.matchScore.map { String(format: "match %.2f", $0) }].compactMap { $0 }.joined(separator: ", ")
+                    out += "       text \"\(e.text)\" (\(details)) at \(e.box.x),\(e.box.y) \(e.box.width)x\(e.box.height)\n"
+                }
             }
         }
         let others = result.barcodes.filter { $0.kind != .book }
