@@ -132,8 +132,8 @@ struct CatalogMatchingTests {
     }
 
     @Test("both catalogues parse: title, authors and ISBN columns found in each")
-    func catalogues() throws {
-        let books = try SharedCatalog.catalogBooks()
+    func catalogues() async throws {
+        let books = try await offPool { try SharedCatalog.catalogBooks() }
         #expect(books.count > 25_000)
         let withISBN = books.filter { $0.isbn13 != nil }.count
         // PROVENANCE: 9,277 + about 14,800 valid ISBNs.
@@ -147,17 +147,20 @@ struct CatalogMatchingTests {
     }
 
     @Test("the labelled book ranks first under each kind of OCR damage", arguments: Corruption.allCases)
-    func corrupted(_ corruption: Corruption) throws {
-        var random = SeededRandom(state: 42)
-        var tried = 0
-        var wrong: [String] = []
-        for book in Self.targets {
-            guard let lines = corruption.lines(title: book.title, author: book.authors[0], random: &random) else { continue }
-            tried += 1
-            let top = Self.matcher.matches(for: RegionText(lines: lines.map { TextLine(text: $0) })).first
-            if !(top.map { Self.same($0.book, book) } ?? false) {
-                wrong.append("\(lines) -> \(top.map { "\($0.book.title) / \($0.book.authors.first ?? "") \($0.score)" } ?? "nothing")")
+    func corrupted(_ corruption: Corruption) async throws {
+        let (tried, wrong) = try await offPool { () -> (Int, [String]) in
+            var random = SeededRandom(state: 42)
+            var tried = 0
+            var wrong: [String] = []
+            for book in Self.targets {
+                guard let lines = corruption.lines(title: book.title, author: book.authors[0], random: &random) else { continue }
+                tried += 1
+                let top = Self.matcher.matches(for: RegionText(lines: lines.map { TextLine(text: $0) })).first
+                if !(top.map { Self.same($0.book, book) } ?? false) {
+                    wrong.append("\(lines) -> \(top.map { "\($0.book.title) / \($0.book.authors.first ?? "") \($0.score)" } ?? "nothing")")
+                }
             }
+            return (tried, wrong)
         }
         #expect(tried >= 100)
         // Every damaged spine still names its own book first.
@@ -165,11 +168,14 @@ struct CatalogMatchingTests {
     }
 
     @Test("a clean title and author line are reported (score at least 0.6)")
-    func cleanScores() {
-        var low: [String] = []
-        for book in Self.targets {
-            let m = Self.matcher.matches(for: spine(book.title, book.authors[0])).first
-            if (m?.score ?? 0) < 0.6 { low.append("\(book.title) / \(book.authors[0]): \(m?.score ?? 0)") }
+    func cleanScores() async throws {
+        let low = try await offPool { () -> [String] in
+            var low: [String] = []
+            for book in Self.targets {
+                let m = Self.matcher.matches(for: spine(book.title, book.authors[0])).first
+                if (m?.score ?? 0) < 0.6 { low.append("\(book.title) / \(book.authors[0]): \(m?.score ?? 0)") }
+            }
+            return low
         }
         #expect(low.isEmpty, Comment(rawValue: "\(low.count):\n" + low.prefix(25).joined(separator: "\n")))
     }
@@ -178,8 +184,8 @@ struct CatalogMatchingTests {
         "THE", "AND", "EMMA", "IT", "LOVE", "WX ii NNN", "PENGUIN BOOKS", "ISBN 978", "1 2 3 4", "VOLUME 1", "A NOVEL",
         "ll il 1l", "mmm nnn", "EDICIONS 62", "DE LA",
     ])
-    func junk(_ text: String) {
-        let m = Self.matcher.matches(for: spine(text)).first
+    func junk(_ text: String) async throws {
+        let m = try await offPool { Self.matcher.matches(for: spine(text)).first }
         #expect((m?.score ?? 0) < 0.6, "\(text) -> \(m.map { "\($0.book.title) \($0.score)" } ?? "")")
     }
 }

@@ -176,3 +176,13 @@ enum PNGBytes {
 
     static let iend = chunk("IEND", [])
 }
+
+/// Runs CPU-heavy synchronous work (OCR, matching against 25k books) on a thread of its own and
+/// waits for it without holding one of the few threads Swift concurrency runs every test on:
+/// otherwise the timing tests of the catalogue clients, running in parallel, stall for tens of
+/// seconds behind it.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}

@@ -24,11 +24,17 @@ struct TextPipelineTests {
         return ShelfScanner(options: options, library: try Evaluator.corpusLibrary(directory: Fixtures.sampleImages))
     }
 
+    /// Scans a SampleImages file off the concurrency pool.
+    static func scan(_ image: String, mode: ScanMode = .auto) async throws -> ImageResult {
+        let scanner = try scanner(mode: mode)
+        return try await offPool { scanner.scan(path: Fixtures.sample(image)) }
+    }
+
     @Test("spine finder: a two-row shelf gives two rows of regions inside the photo, about one per book")
-    func twoRows() throws {
+    func twoRows() async throws {
         let image = "shelves/shelf-2rows-perspective.jpg"
         let photo = try ImageLoader().load(path: Fixtures.sample(image)).image
-        let layout = try SpineFinder().spines(in: photo)
+        let layout = try await offPool { try SpineFinder().spines(in: photo) }
         let books = try Self.labelled(image).count
         #expect(Set(layout.regions.map(\.row)) == [0, 1])
         #expect(layout.regions.allSatisfy { $0.layout == .spine })
@@ -46,18 +52,18 @@ struct TextPipelineTests {
     }
 
     @Test("spine finder: books lying in a stack are found as lying spines")
-    func stack() throws {
+    func stack() async throws {
         let photo = try ImageLoader().load(path: Fixtures.sample("stacks/stack-6-books.jpg")).image
-        let layout = try SpineFinder().spines(in: photo)
+        let layout = try await offPool { try SpineFinder().spines(in: photo) }
         #expect(layout.lyingEdges > layout.standingEdges)
         #expect(!layout.regions.isEmpty)
         #expect(layout.regions.allSatisfy { $0.layout == .lyingSpine && $0.box.width > $0.box.height })
     }
 
     @Test("a front cover has no shelf: the spine finder finds (almost) no spine edges")
-    func coverHasNoSpines() throws {
+    func coverHasNoSpines() async throws {
         let photo = try ImageLoader().load(path: Fixtures.sample("covers/cover-dune.jpg")).image
-        let layout = try SpineFinder().spines(in: photo)
+        let layout = try await offPool { try SpineFinder().spines(in: photo) }
         #expect(layout.regions.count <= 3, "\(layout.regions.count) regions on a cover")
     }
 
@@ -66,8 +72,8 @@ struct TextPipelineTests {
     @Test("reading direction: an English shelf reads top to bottom, a European one bottom to top",
           arguments: [("shelves/shelf-1row-english-ttb.jpg", "top-to-bottom"),
                       ("shelves/shelf-2rows-spanish-catalan-french-btt.jpg", "bottom-to-top")])
-    func direction(_ image: String, _ expected: String) throws {
-        let result = try Self.scanner(mode: .shelf).scan(path: Fixtures.sample(image))
+    func direction(_ image: String, _ expected: String) async throws {
+        let result = try await Self.scan(image, mode: .shelf)
         let orientations = result.books.flatMap(\.evidence).compactMap(\.orientation)
         try #require(orientations.count >= 3, "too few books read: \(result.books.map(\.title))")
         let agreeing = orientations.filter { $0 == expected }.count
@@ -76,9 +82,9 @@ struct TextPipelineTests {
 
     @Test("a shelf photo: most of its books, each once, none that is not on the shelf, with text evidence",
           arguments: ["shelves/shelf-1row-english-ttb.jpg", "shelves/shelf-1row-mixed.jpg"])
-    func shelf(_ image: String) throws {
+    func shelf(_ image: String) async throws {
         let labelled = try Self.labelled(image)
-        let result = try Self.scanner().scan(path: Fixtures.sample(image))
+        let result = try await Self.scan(image)
         #expect(result.error == nil)
         let found = result.books.compactMap(\.title).map(TitleKey.of)
         let invented = found.filter { !labelled.contains($0) }
@@ -96,28 +102,27 @@ struct TextPipelineTests {
     }
 
     @Test("a front cover: auto mode reads it as a cover and names the book first")
-    func cover() throws {
+    func cover() async throws {
         let image = "covers/cover-dune.jpg"
         let labelled = try Self.labelled(image)
-        let result = try Self.scanner().scan(path: Fixtures.sample(image))
+        let result = try await Self.scan(image)
         let first = try #require(result.books.first, "no book found on \(image)")
         #expect(labelled.contains(TitleKey.of(first.title ?? "")))
     }
 
     @Test("a photo without books gives no book", arguments: ["none"])
-    func noBooks(_ set: String) throws {
+    func noBooks(_ set: String) async throws {
         let images = Self.truth.keys.filter { $0.hasPrefix(set + "/") }.sorted()
         try #require(!images.isEmpty)
-        let scanner = try Self.scanner()
         for image in images {
-            let result = scanner.scan(path: Fixtures.sample(image))
+            let result = try await Self.scan(image)
             #expect(result.books.isEmpty, "\(image): \(result.books.map(\.title))")
         }
     }
 
     @Test("--mode barcode reads no text: a shelf gives no book and no OCR time")
-    func barcodeMode() throws {
-        let result = try Self.scanner(mode: .barcode).scan(path: Fixtures.sample("shelves/shelf-1row-english-ttb.jpg"))
+    func barcodeMode() async throws {
+        let result = try await Self.scan("shelves/shelf-1row-english-ttb.jpg", mode: .barcode)
         #expect(result.books.isEmpty)
         #expect(result.timings.ocr == 0)
     }

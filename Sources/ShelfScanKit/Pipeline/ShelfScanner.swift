@@ -128,12 +128,14 @@ public struct ShelfScanner: Sendable {
         }
         timings.matching = stage.millisecondsElapsed
 
-        // Text: always unless barcodes only were asked for; in auto mode a book barcode settles it
-        // (a back cover's blurb would only add noise).
+        // Text: always unless barcodes only were asked for. In auto mode any verified barcode
+        // settles it: the photo is a back cover or a product (a magazine, a grocery item), where
+        // there are no spines and a blurb's words would only add noise. `--mode shelf|cover`
+        // reads the text anyway.
         var unidentified: [UnidentifiedText] = []
         var regions: [BoundingBox] = []
         var lines: [ReadLine] = []
-        let settledByBarcode = options.mode == .auto && !books.isEmpty
+        let settledByBarcode = options.mode == .auto && !readout.barcodes.isEmpty
         if options.mode != .barcode && !settledByBarcode {
             do {
                 let stage = try TextStage(workers: text.workers, matcher: text.matcher(), minimumScore: options.minimumMatchScore)
