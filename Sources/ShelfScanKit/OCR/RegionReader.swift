@@ -31,6 +31,10 @@ public struct RegionReader: Sendable {
     /// Words below this confidence are left out of their line.
     public var minimumWordConfidence = 40.0
 
+    /// Milliseconds one reading of a spine may take (a typical one takes 30-120 ms; pictures
+    /// read as many lines of noise take seconds and yield nothing). Covers are not limited.
+    public var readDeadline: Int? = Int(ProcessInfo.processInfo.environment["SHELFSCAN_READ_DEADLINE_MS"] ?? "") ?? 400
+
     public init() {}
 
     /// The lines read in `region` of `image`.
@@ -89,7 +93,8 @@ public struct RegionReader: Sendable {
         for turns in turns {
             if single, lines.contains(where: { $0.confidence >= 85 }) { break }
             let turned = try sized.rotated(quarterTurns: turns).padded(by: pad)
-            let page = try engine.recognize(turned, layout: region.layout == .cover ? .auto : .block, thresholding: thresholding)
+            let page = try engine.recognize(turned, layout: region.layout == .cover ? .auto : .block, thresholding: thresholding,
+                                            deadline: region.layout == .cover ? nil : readDeadline)
             if let folder = Self.debugFolder {
                 let text = page.lines.map { "\(Int($0.confidence)) \($0.text)" }.joined(separator: " | ")
                 let name = "r\(region.row)-\(region.index)-q\(turns)\(thresholding == .local ? "-local" : "")"

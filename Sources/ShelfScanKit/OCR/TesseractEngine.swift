@@ -96,13 +96,23 @@ public final class TesseractEngine: @unchecked Sendable {
     }
 
     /// Recognises the text in `image`, line by line. The corresponding C function is `TessBaseAPIRecognize`.
-    public func recognize(_ image: PixImage, layout: PageLayout = .block, thresholding: Thresholding = .global) throws(ShelfScanError) -> OCRPage {
+    /// `deadline` (milliseconds): Tesseract stops recognising words after it and returns what it
+    /// has read so far (a picture read as dozens of lines of noise can otherwise take seconds).
+    public func recognize(_ image: PixImage, layout: PageLayout = .block, thresholding: Thresholding = .global,
+                          deadline: Int? = nil) throws(ShelfScanError) -> OCRPage {
         TessBaseAPISetPageSegMode(api, layout.mode)
         TessBaseAPISetVariable(api, "thresholding_method", thresholding == .global ? "0" : "2")
         TessBaseAPISetImage2(api, image.pix)
         TessBaseAPISetSourceResolution(api, 300)
         defer { TessBaseAPIClear(api) }
-        guard TessBaseAPIRecognize(api, nil) == 0 else {
+        let monitor = deadline.map { ms -> OpaquePointer? in
+            let m = TessMonitorCreate()
+            TessMonitorSetDeadlineMSecs(m, Int32(ms))
+            return m
+        } ?? nil
+        defer { if let monitor { TessMonitorDelete(monitor) } }
+        // Past the deadline Recognize answers -1 but keeps the words it read: use them.
+        guard TessBaseAPIRecognize(api, monitor) == 0 || monitor != nil else {
             throw ShelfScanError(.ocrFailed, "text recognition failed on a \(image.width)x\(image.height) image")
         }
         var lines: [OCRLine] = []
