@@ -1,0 +1,92 @@
+/// Cheap measures that decide whether a frame is worth the seconds OCR costs: a small thumbnail
+/// (for "steady" and "changed") and a sharpness figure.
+public struct FrameQuality: Sendable {
+    /// 64x48 box-averaged gray thumbnail.
+    public let thumbnail: [UInt8]
+    /// Mean absolute difference between neighbouring pixels in the middle of the frame (gray
+    /// levels, sampled every other row): falls with blur, near 0 for a blank frame.
+    public let sharpness: Double
+
+    static let thumbWidth = 64, thumbHeight = 48
+
+    public init(_ gray: GrayBytes) {
+        let w = gray.width, h = gray.height
+        var thumb = [UInt8](repeating: 0, count: Self.thumbWidth * Self.thumbHeight)
+        var edges = 0, samples = 0
+        gray.pixels.withUnsafeBufferPointer { px in
+            for ty in 0..<Self.thumbHeight {
+                let y0 = ty * h / Self.thumbHeight, y1 = max(y0 + 1, (ty + 1) * h / Self.thumbHeight)
+                for tx in 0..<Self.thumbWidth {
+                    let x0 = tx * w / Self.thumbWidth, x1 = max(x0 + 1, (tx + 1) * w / Self.thumbWidth)
+                    // Every other row and column: a thumbnail needs no more.
+                    var sum = 0, n = 0
+                    var y = y0
+                    while y < min(y1, h) {
+                        var x = x0
+                        while x < min(x1, w) { sum += Int(px[y * w + x]); n += 1; x += 2 }
+                        y += 2
+                    }
+                    thumb[ty * Self.thumbWidth + tx] = UInt8(n > 0 ? sum / n : 0)
+                }
+            }
+            var y = h / 4
+            while y < 3 * h / 4 - 1 {
+                let row = y * w
+                var x = w / 4
+                while x < 3 * w / 4 - 1 {
+                    let p = Int(px[row + x])
+                    edges += abs(p - Int(px[row + x + 1])) + abs(p - Int(px[row + w + x]))
+                    samples += 2
+                    x += 1
+                }
+                y += 2
+            }
+        }
+        thumbnail = thumb
+        sharpness = samples > 0 ? Double(edges) / Double(samples) : 0
+    }
+
+    /// Mean absolute difference between two thumbnails, in gray levels.
+    public func difference(from other: FrameQuality) -> Double {
+        var total = 0
+        for i in thumbnail.indices { total += abs(Int(thumbnail[i]) - Int(other.thumbnail[i])) }
+        return Double(total) / Double(thumbnail.count)
+    }
+}
+
+/// Picks the frames OCR should read: sharp (not much blurrier than recent frames, not blank),
+/// steady (little motion since the previous frame), and changed since the last frame read,
+/// or still showing books one reading did not confirm.
+public struct OCRFrameSelector: Sendable {
+    /// Thumbnail difference (gray levels) below which two consecutive frames count as steady.
+    public var steadyBelow = 4.0
+    /// Thumbnail difference from the last frame read above which the scene has changed.
+    public var changedAbove = 8.0
+    /// Sharpness below this is a blank or hopelessly blurred frame.
+    public var minimumSharpness = 1.5
+    /// A frame must be at least this fraction as sharp as the sharpest recent one.
+    public var relativeSharpness = 0.7
+
+    private var previous: FrameQuality?
+    private var lastRead: FrameQuality?
+    private var recentSharpest = 0.0
+
+    public init() {}
+
+    /// Looks at the next frame; true when it should be read. `wantsAnotherLook`: the last reading
+    /// found books not yet confirmed, so the same scene is worth reading again.
+    public mutating func consider(_ quality: FrameQuality, wantsAnotherLook: Bool) -> Bool {
+        defer { previous = quality }
+        // The sharpest recent frame fades slowly, so a scene that gets blurrier is not waited on forever.
+        recentSharpest = max(quality.sharpness, recentSharpest * 0.97)
+        guard quality.sharpness >= minimumSharpness, quality.sharpness >= relativeSharpness * recentSharpest else { return false }
+        guard let previous, quality.difference(from: previous) < steadyBelow else { return false }
+        if let lastRead, quality.difference(from: lastRead) <= changedAbove && !wantsAnotherLook { return false }
+        return true
+    }
+
+    /// Records that `quality`'s frame was handed to OCR.
+    public mutating func markRead(_ quality: FrameQuality) {
+        lastRead = quality
+    }
+}
