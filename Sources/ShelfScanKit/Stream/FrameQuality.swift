@@ -3,16 +3,19 @@
 public struct FrameQuality: Sendable {
     /// 64x48 box-averaged gray thumbnail.
     public let thumbnail: [UInt8]
-    /// Mean absolute difference between neighbouring pixels in the middle of the frame (gray
-    /// levels, sampled every other row): falls with blur, near 0 for a blank frame.
+    /// Mean squared difference between neighbouring pixels in the middle of the frame (sampled
+    /// every other row): dominated by strong edges, so it falls with blur.
     public let sharpness: Double
+    /// Fraction of those neighbour pairs that differ by more than 24 gray levels: near 0 for a
+    /// blank wall or table, whatever the sensor noise.
+    public let edgeDensity: Double
 
     static let thumbWidth = 64, thumbHeight = 48
 
     public init(_ gray: GrayBytes) {
         let w = gray.width, h = gray.height
         var thumb = [UInt8](repeating: 0, count: Self.thumbWidth * Self.thumbHeight)
-        var edges = 0, samples = 0
+        var energy = 0, strong = 0, samples = 0
         gray.pixels.withUnsafeBufferPointer { px in
             for ty in 0..<Self.thumbHeight {
                 let y0 = ty * h / Self.thumbHeight, y1 = max(y0 + 1, (ty + 1) * h / Self.thumbHeight)
@@ -35,7 +38,10 @@ public struct FrameQuality: Sendable {
                 var x = w / 4
                 while x < 3 * w / 4 - 1 {
                     let p = Int(px[row + x])
-                    edges += abs(p - Int(px[row + x + 1])) + abs(p - Int(px[row + w + x]))
+                    let dx = p - Int(px[row + x + 1]), dy = p - Int(px[row + w + x])
+                    energy += dx * dx + dy * dy
+                    if abs(dx) > 24 { strong += 1 }
+                    if abs(dy) > 24 { strong += 1 }
                     samples += 2
                     x += 1
                 }
@@ -43,7 +49,8 @@ public struct FrameQuality: Sendable {
             }
         }
         thumbnail = thumb
-        sharpness = samples > 0 ? Double(edges) / Double(samples) : 0
+        sharpness = samples > 0 ? Double(energy) / Double(samples) : 0
+        edgeDensity = samples > 0 ? Double(strong) / Double(samples) : 0
     }
 
     /// Mean absolute difference between two thumbnails, in gray levels.
@@ -62,8 +69,8 @@ public struct OCRFrameSelector: Sendable {
     public var steadyBelow = 4.0
     /// Thumbnail difference from the last frame read above which the scene has changed.
     public var changedAbove = 8.0
-    /// Sharpness below this is a blank or hopelessly blurred frame.
-    public var minimumSharpness = 1.5
+    /// Frames with fewer strong edges than this show nothing to read (a wall, a table, a lens cap).
+    public var minimumEdgeDensity = 0.002
     /// A frame must be at least this fraction as sharp as the sharpest recent one.
     public var relativeSharpness = 0.7
 
@@ -79,7 +86,7 @@ public struct OCRFrameSelector: Sendable {
         defer { previous = quality }
         // The sharpest recent frame fades slowly, so a scene that gets blurrier is not waited on forever.
         recentSharpest = max(quality.sharpness, recentSharpest * 0.97)
-        guard quality.sharpness >= minimumSharpness, quality.sharpness >= relativeSharpness * recentSharpest else { return false }
+        guard quality.edgeDensity >= minimumEdgeDensity, quality.sharpness >= relativeSharpness * recentSharpest else { return false }
         guard let previous, quality.difference(from: previous) < steadyBelow else { return false }
         if let lastRead, quality.difference(from: lastRead) <= changedAbove && !wantsAnotherLook { return false }
         return true
