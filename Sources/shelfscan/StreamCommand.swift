@@ -42,6 +42,9 @@ struct Stream: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The stream's frame rate, for stream time (default: Y4M's own, else the clock; 30 with --all-frames).", valueName: "fps"))
     var fps: Double?
 
+    @Option(help: ArgumentHelp("Run the barcode retry passes on at most one frame in N that the direct pass finds nothing in (1: every frame).", valueName: "N"))
+    var retryEvery = 3
+
     @Flag(help: "Barcodes only: no text recognition.")
     var noOcr = false
 
@@ -60,6 +63,7 @@ struct Stream: AsyncParsableCommand {
 
     func validate() throws {
         if confirm < 1 { throw ValidationError("--confirm must be at least 1") }
+        if retryEvery < 1 { throw ValidationError("--retry-every must be at least 1") }
         if forgetAfter < 0 { throw ValidationError("--forget-after must not be negative") }
         if let fps, fps <= 0 { throw ValidationError("--fps must be positive") }
         if let size, FrameSize(parsing: size) == nil { throw ValidationError("--size: '\(size)' is not WIDTHxHEIGHT, e.g. 640x480") }
@@ -75,6 +79,7 @@ struct Stream: AsyncParsableCommand {
         options.forgetAfter = forgetAfter
         options.realtime = realtime && !allFrames
         options.frameRate = fps
+        options.retryEvery = retryEvery
         options.ocr = !noOcr
         options.scan.mode = mode
         if let tessdata {
@@ -115,7 +120,9 @@ struct Stream: AsyncParsableCommand {
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         interrupt.setEventHandler {
             scanner.interrupt()
-            Foundation.exit(0)
+            // _exit, not exit: the OCR thread may be inside Tesseract, whose static destructors
+            // must not run under it. Events went straight to the descriptor; nothing is buffered.
+            _exit(0)
         }
         interrupt.resume()
         defer { interrupt.cancel() }

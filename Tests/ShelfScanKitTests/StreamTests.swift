@@ -382,6 +382,49 @@ struct StreamCLITests {
         #expect(F.books(try F.events(run)) == [F.odyssey.1])
     }
 
+    @Test("Ctrl-C (SIGINT) on a live pipe: the stats event, marked interrupted, and exit 0")
+    func interrupt() async throws {
+        let dir = try TemporaryDirectory()
+        let stream = try Fixtures.bytes(try F.stream([(F.odyssey.0, 3)], output: ["-f", "image2pipe", "-c:v", "mjpeg"], in: dir, name: "s.mjpeg"))
+        let executable = try #require(CLI.executable)
+        let outPath = dir.file("out")
+        FileManager.default.createFile(atPath: outPath, contents: nil)
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        defer { try? out.close() }
+        let input = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["stream", "--no-ocr", "--confirm", "1"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["OMP_THREAD_LIMIT"] = "1"
+        environment["XDG_DATA_HOME"] = dir.path + "/xdg"
+        process.environment = environment
+        process.standardInput = input
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        let finished = AsyncStream<(Int32, Process.TerminationReason)>.makeStream()
+        process.terminationHandler = { finished.continuation.yield(($0.terminationStatus, $0.terminationReason)) }
+        try process.run()
+        input.fileHandleForWriting.write(Data(stream))
+        // The pipe stays open: only the signal can end this stream. Wait for the book event first.
+        var waited = 0
+        while !(String(decoding: try Fixtures.bytes(outPath), as: UTF8.self).contains("\"event\":\"book\"")) && waited < 600 {
+            try await Task.sleep(for: .milliseconds(50))
+            waited += 1
+        }
+        process.interrupt()
+        var iterator = finished.stream.makeAsyncIterator()
+        let (status, reason) = try #require(await iterator.next())
+        try? input.fileHandleForWriting.close()
+        #expect(reason == .exit && status == 0)
+        let lines = String(decoding: try Fixtures.bytes(outPath), as: UTF8.self).split(separator: "\n")
+        let lastLine = try #require(lines.last)
+        let last = try #require(try JSONSerialization.jsonObject(with: Data(lastLine.utf8)) as? [String: Any])
+        #expect(last["event"] as? String == "stats")
+        #expect(last["interrupted"] as? Bool == true)
+        #expect(last["booksReported"] as? Int == 1)
+    }
+
     @Test("empty input: a warning, a stats event with zero frames, exit 0")
     func emptyInput() async throws {
         let dir = try TemporaryDirectory()

@@ -61,9 +61,11 @@ public struct FrameQuality: Sendable {
     }
 }
 
-/// Picks the frames OCR should read: sharp (not much blurrier than recent frames, not blank),
-/// steady (little motion since the previous frame), and changed since the last frame read,
-/// or still showing books one reading did not confirm.
+/// Picks the frames OCR should read. The processing loop offers every sharp (not much blurrier
+/// than recent frames, not blank) and steady (little motion since the previous frame) frame; when
+/// OCR is free, it reads the newest one offered if the scene changed since the last frame read, or
+/// if that reading found books not yet confirmed. Deciding "changed" when OCR is free, not when
+/// the frame arrives, matters: a reading still running cannot yet say whether it wants another look.
 public struct OCRFrameSelector: Sendable {
     /// Thumbnail difference (gray levels) below which two consecutive frames count as steady.
     public var steadyBelow = 4.0
@@ -80,20 +82,21 @@ public struct OCRFrameSelector: Sendable {
 
     public init() {}
 
-    /// Looks at the next frame; true when it should be read. `wantsAnotherLook`: the last reading
-    /// found books not yet confirmed, so the same scene is worth reading again.
-    public mutating func consider(_ quality: FrameQuality, wantsAnotherLook: Bool) -> Bool {
+    /// Looks at the next frame: true when it is sharp and steady enough to offer to OCR.
+    public mutating func offer(_ quality: FrameQuality) -> Bool {
         defer { previous = quality }
         // The sharpest recent frame fades slowly, so a scene that gets blurrier is not waited on forever.
         recentSharpest = max(quality.sharpness, recentSharpest * 0.97)
         guard quality.edgeDensity >= minimumEdgeDensity, quality.sharpness >= relativeSharpness * recentSharpest else { return false }
         guard let previous, quality.difference(from: previous) < steadyBelow else { return false }
-        if let lastRead, quality.difference(from: lastRead) <= changedAbove && !wantsAnotherLook { return false }
         return true
     }
 
-    /// Records that `quality`'s frame was handed to OCR.
-    public mutating func markRead(_ quality: FrameQuality) {
+    /// When OCR is free: whether an offered frame should be read. `wantsAnotherLook`: the last
+    /// reading found books not yet confirmed. Records the frame as read when it says yes.
+    public mutating func shouldRead(_ quality: FrameQuality, wantsAnotherLook: Bool) -> Bool {
+        if let lastRead, quality.difference(from: lastRead) <= changedAbove && !wantsAnotherLook { return false }
         lastRead = quality
+        return true
     }
 }

@@ -151,14 +151,18 @@ public final class FrameSplitter {
 
     /// Recognises the format at the start, or after garbage within the first 64 KB.
     private static func detect(_ input: ByteInput) -> FrameFormat? {
-        input.ensure(64 << 10)
+        // Only as many bytes as the signatures need: a live pipe may not send more for a while.
+        input.ensure(10)
         if let format = FrameFormat.sniff(input.withAvailable { Array($0.prefix(10)) }) { return format }
-        let limit = input.available
-        let candidates: [(FrameFormat, Int?)] = [
-            (.mjpeg, input.find([0xFF, 0xD8, 0xFF], within: limit)), (.y4m, input.find(Array("YUV4MPEG2".utf8), within: limit)),
-            (.pnm, findPNMStart(input, within: limit)),
+        var best: (FrameFormat, Int)?
+        let searches: [(FrameFormat, (Int) -> Int?)] = [
+            (.mjpeg, { input.find([0xFF, 0xD8, 0xFF], within: $0) }),
+            (.y4m, { input.find(Array("YUV4MPEG2".utf8), within: $0) }),
+            (.pnm, { findPNMStart(input, within: $0) }),
         ]
-        let best = candidates.compactMap { f, o in o.map { (f, $0) } }.filter { $0.1 < limit }.min { $0.1 < $1.1 }
+        for (format, search) in searches {
+            if let offset = search(best.map { $0.1 + 10 } ?? 64 << 10), offset < best?.1 ?? .max { best = (format, offset) }
+        }
         return best?.0
     }
 
@@ -251,7 +255,8 @@ public final class FrameSplitter {
                 return nil
             }
             if let found { return found }
-            if !input.ensure(i + 2 + 4096) && input.available < i + 2 { return nil }
+            // Wait for one more byte only: the frame must be cut as soon as its EOI arrives.
+            if !input.ensure(max(i + 2, input.available + 1)) { return nil }
         }
     }
 

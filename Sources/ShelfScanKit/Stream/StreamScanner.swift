@@ -38,6 +38,10 @@ public struct StreamOptions: Sendable {
     /// header announces; else wall-clock time since the first frame in realtime mode, and 30 fps
     /// when every frame is processed (a file has no clock of its own).
     public var frameRate: Double?
+    /// The barcode reader's retry passes (for blur, tilt, glare) run on at most one frame in this
+    /// many when the direct pass finds nothing: on a scene with barcode-like stripes and no code they
+    /// cost 5-8 times the direct pass, and the next frames show the same scene anyway. 1: every frame.
+    public var retryEvery = 3
     /// Barcode options and, for the text path, the mode (`.auto`, `.shelf`, `.cover`) and tessdata.
     public var scan = ScanOptions()
 
@@ -77,6 +81,7 @@ public final class StreamScanner: @unchecked Sendable {
     private var firstArrival: ContinuousClock.Instant?
     private var finished = false
     private var ocrWantsAnotherLook = false
+    private var ocrSelector = OCRFrameSelector()
     private var format: FrameFormat?
     private var frameSize: (width: Int, height: Int)?
     private var frames: FrameMailbox<TimedFrame>?
@@ -110,6 +115,7 @@ public final class StreamScanner: @unchecked Sendable {
         let arrival: ContinuousClock.Instant
         let time: Double
         let image: PixImage
+        let quality: FrameQuality
     }
 
     /// Reads `input` to its end, emitting events, and returns the closing figures (also emitted as
@@ -155,6 +161,13 @@ public final class StreamScanner: @unchecked Sendable {
         if let textScanner {
             let ocrThread = Thread { [self] in
                 while let job = ocrMailbox.take() {
+                    let run = lock.withLock {
+                        guard ocrSelector.shouldRead(job.quality, wantsAnotherLook: ocrWantsAnotherLook) else { return false }
+                        ocrFrames += 1
+                        ocrWantsAnotherLook = false
+                        return true
+                    }
+                    guard run else { continue }
                     let loaded = LoadedImage(name: "frame \(job.number)", format: .pnm, orientation: nil, image: job.image)
                     let result = textScanner.scan(loaded)
                     if let error = result.error {
@@ -172,8 +185,10 @@ public final class StreamScanner: @unchecked Sendable {
             ocrDone.signal()
         }
 
-        var selector = OCRFrameSelector()
-        let reader_ = BarcodeReader(options: options.scan.barcodes)
+        let thorough = BarcodeReader(options: options.scan.barcodes)
+        var quick = thorough
+        quick.options.retries = false
+        var sinceRetry = Int.max
         let ranker = BookRanker(library: library)
         while let timed = mailbox.take() {
             if isFinished { break }
@@ -188,7 +203,13 @@ public final class StreamScanner: @unchecked Sendable {
             }
             var books: [BookEntity] = []
             do {
-                books = try ranker.books(from: try reader_.read(image).barcodes)
+                var codes = try quick.read(image).barcodes
+                sinceRetry = sinceRetry == .max ? .max : sinceRetry + 1
+                if codes.isEmpty && thorough.options.retries && sinceRetry >= options.retryEvery {
+                    sinceRetry = 0
+                    codes = try thorough.read(image).barcodes
+                }
+                books = try ranker.books(from: codes)
             } catch {
                 warn("frame \(number): barcodes not read: \(error.message)")
             }
@@ -201,11 +222,8 @@ public final class StreamScanner: @unchecked Sendable {
             // Text only where no barcode settled the frame, and only on frames worth the seconds.
             if textScanner != nil && books.isEmpty, let gray = try? Self.gray(of: timed.frame, image: image) {
                 let quality = FrameQuality(gray)
-                let again = lock.withLock { ocrWantsAnotherLook }
-                if selector.consider(quality, wantsAnotherLook: again) {
-                    selector.markRead(quality)
-                    lock.withLock { ocrFrames += 1; ocrWantsAnotherLook = false }
-                    ocrMailbox.put(OCRJob(number: number, arrival: timed.arrival, time: timed.time, image: image))
+                if lock.withLock({ ocrSelector.offer(quality) }) {
+                    ocrMailbox.put(OCRJob(number: number, arrival: timed.arrival, time: timed.time, image: image, quality: quality))
                 }
             }
         }
