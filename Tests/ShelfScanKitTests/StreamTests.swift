@@ -179,6 +179,33 @@ struct StreamTrackingTests {
         #expect(box.take() == nil)
     }
 
+    /// A `width` x `height` gray frame: vertical stripes `period` px wide, shifted by `shift`.
+    static func stripes(period: Int, shift: Int = 0, width: Int = 160, height: Int = 120) -> GrayBytes {
+        GrayBytes(width: width, height: height, pixels: (0..<width * height).map { i in
+            ((i % width + shift) / period) % 2 == 0 ? 30 : 220
+        })
+    }
+
+    @Test("OCR frame choice: blank frames never, a steady sharp frame once, the same scene again only when asked")
+    func ocrSelection() {
+        var selector = OCRFrameSelector()
+        let blank = FrameQuality(GrayBytes(width: 160, height: 120, pixels: [UInt8](repeating: 128, count: 160 * 120)))
+        let scene = FrameQuality(Self.stripes(period: 8))
+        let other = FrameQuality(Self.stripes(period: 8, shift: 4))
+        var offered: [Bool] = []
+        for frame in [blank, blank, scene, scene] { offered.append(selector.offer(frame)) }
+        // Blank twice (steady but nothing to read), then a moved frame, then the steady scene.
+        #expect(offered == [false, false, false, true])
+        let firstLook = selector.shouldRead(scene, wantsAnotherLook: false)
+        let sameAgain = selector.shouldRead(scene, wantsAnotherLook: false)
+        let askedAgain = selector.shouldRead(scene, wantsAnotherLook: true)
+        #expect(firstLook && !sameAgain && askedAgain)
+        let moved = selector.offer(other), steady = selector.offer(other)
+        #expect(!moved && steady)
+        let newScene = selector.shouldRead(other, wantsAnotherLook: false)
+        #expect(newScene)
+    }
+
     @Test("latency percentiles come back within the histogram's 2% buckets")
     func percentiles() throws {
         var h = LatencyHistogram()
@@ -231,8 +258,8 @@ enum StreamFixtures {
         let executable = try #require(CLI.executable)
         let id = UUID().uuidString
         let outPath = directory.file("stdout-\(id)"), errPath = directory.file("stderr-\(id)")
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         let input = try #require(FileHandle(forReadingAtPath: stdin))
@@ -388,7 +415,7 @@ struct StreamCLITests {
         let stream = try Fixtures.bytes(try F.stream([(F.odyssey.0, 3)], output: ["-f", "image2pipe", "-c:v", "mjpeg"], in: dir, name: "s.mjpeg"))
         let executable = try #require(CLI.executable)
         let outPath = dir.file("out")
-        FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         defer { try? out.close() }
         let input = Pipe()

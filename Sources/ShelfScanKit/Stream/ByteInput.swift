@@ -11,6 +11,7 @@ public final class ByteInput {
     private var start = 0
     private let fileDescriptor: Int32?
     private let chunkSize: Int
+    private var scratch: [UInt8] = []
     public private(set) var reachedEnd = false
     /// Bytes consumed so far (for messages and tests).
     public private(set) var consumed = 0
@@ -37,7 +38,7 @@ public final class ByteInput {
     @discardableResult
     public func ensure(_ count: Int) -> Bool {
         while available < count {
-            if reachedEnd || !readChunk(atLeast: count - available) { return false }
+            if reachedEnd || !readChunk() { return false }
         }
         return true
     }
@@ -102,28 +103,25 @@ public final class ByteInput {
         }
     }
 
-    private func readChunk(atLeast minimum: Int) -> Bool {
+    private func readChunk() -> Bool {
         guard let fd = fileDescriptor else { reachedEnd = true; return false }
         // Drop consumed bytes before growing: memory stays at about a frame plus a chunk.
         if start > 0 && (start >= buffer.count / 2 || start > 1 << 22) {
             buffer.removeSubrange(0..<start)
             start = 0
         }
-        let want = max(chunkSize, minimum)
-        let old = buffer.count
-        buffer.reserveCapacity(old + want)
+        // One read(2) into a fixed scratch chunk, then one append: a pipe hands over 64 KB at a
+        // time, and growing the buffer by a whole frame per read would clear megabytes each time.
+        if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: chunkSize) }
         var got = 0
-        buffer.append(contentsOf: repeatElement(0, count: want))
-        while true {
-            got = buffer.withUnsafeMutableBufferPointer { read(fd, $0.baseAddress! + old, want) }
-            if got < 0 && errno == EINTR { continue }
-            break
-        }
-        buffer.removeSubrange((old + max(0, got))..<buffer.count)
-        if got <= 0 {
+        repeat {
+            got = scratch.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+        } while got < 0 && errno == EINTR
+        guard got > 0 else {
             reachedEnd = true
             return false
         }
+        buffer.append(contentsOf: scratch[0..<got])
         return true
     }
 }

@@ -139,17 +139,20 @@ public final class StreamScanner: @unchecked Sendable {
         let reader = Thread { [self] in
             let splitter = handoff.splitter
             var first: ContinuousClock.Instant?
+            var badSoFar = 0
             while let frame = splitter.next() {
                 let now = ContinuousClock.now
                 if first == nil { first = now }
                 let time = rate.map { Double(frame.number - 1) / $0 } ?? (now - first!).seconds
                 lock.withLock {
                     framesRead += 1
+                    framesSkipped += splitter.badFrames - badSoFar
                     if firstArrival == nil { firstArrival = now }
                 }
+                badSoFar = splitter.badFrames
                 if !mailbox.put(TimedFrame(frame: frame, arrival: now, time: time)) { break }
             }
-            lock.withLock { framesSkipped += splitter.badFrames }
+            lock.withLock { framesSkipped += splitter.badFrames - badSoFar }
             mailbox.close()
             readerDone.signal()
         }
