@@ -12,7 +12,7 @@ struct Shelfscan: AsyncParsableCommand {
             The library is at $XDG_DATA_HOME/shelfscan/library.sqlite (or ~/.local/share/...) unless --library says otherwise.
             """,
         version: ShelfScanVersion.current,
-        subcommands: [Scan.self, Import.self, LibraryCommand.self, CatalogCommand.self, Lookup.self, Enrich.self, Eval.self, OCR.self, Bench.self],
+        subcommands: [Scan.self, Stream.self, Import.self, LibraryCommand.self, CatalogCommand.self, Lookup.self, Enrich.self, Eval.self, OCR.self, Bench.self],
         defaultSubcommand: Scan.self
     )
 }
