@@ -90,6 +90,7 @@ public struct Benchmark: Sendable {
             case "ms": value >= 100 ? String(format: "%.0f ms", value) : String(format: "%.1f ms", value)
             case "µs": String(format: "%.1f µs", value)
             case "MB": String(format: "%.0f MB", value)
+            case "fps", "photos/s": String(format: "%.0f %@", value, unit)
             default: String(format: "%.1f %@", value, unit)
             }
         }
@@ -130,6 +131,7 @@ public struct Benchmark: Sendable {
         rows += try textRows(scanner: scanner, notes: &notes)
         rows += try matchingRows(notes: &notes)
         rows += try importRows()
+        rows += try streamRows()
         return Report(machine: Self.machine(), cores: ProcessInfo.processInfo.activeProcessorCount,
                       runs: options.runs, rows: rows, notes: notes)
     }
@@ -381,6 +383,56 @@ public struct Benchmark: Sendable {
             values.append(Double(count) / (start.millisecondsElapsed / 1000))
         }
         return [Self.row("Import", "shelfscan import of \(count) barcode photos, offline", inputs: count, values, unit: "photos/s", target: "> 40 photos/s")]
+    }
+
+    // MARK: Stream
+
+    /// `shelfscan stream --all-frames --no-ocr` on MJPEG made by ffmpeg from a back cover at
+    /// 640x480 and 1280x720 (every frame processed: what the barcode path sustains). The frames
+    /// per second come from the stream's own closing `stats` event.
+    func streamRows() throws(ShelfScanError) -> [Row] {
+        guard options.peers, let cover = samples(in: "barcodes").first(where: { $0.contains("isbn") }) else { return [] }
+        log("stream")
+        var rows: [Row] = []
+        for (w, h, target) in [(640, 480, "> 60 fps"), (1280, 720, "> 30 fps")] {
+            let file = "\(options.scratch)/stream-\(w).mjpeg"
+            _ = try Self.spawn("ffmpeg", ["-loglevel", "error", "-y", "-loop", "1", "-i", cover, "-frames:v", "300",
+                                          "-vf", "scale=\(w):\(h)", "-f", "image2pipe", "-c:v", "mjpeg", file])
+            guard FileManager.default.fileExists(atPath: file) else { continue }
+            var values: [Double] = []
+            for _ in 0..<max(1, min(options.runs, 3)) {
+                guard let fps = try Self.streamFPS(executable: options.executable, input: file) else { continue }
+                values.append(fps)
+            }
+            if !values.isEmpty {
+                rows.append(Self.row("Stream", "shelfscan stream --all-frames --no-ocr, \(w)x\(h) MJPEG, 300 frames with a barcode",
+                                     inputs: 300, values, unit: "fps", target: target))
+            }
+        }
+        return rows
+    }
+
+    /// Runs `shelfscan stream` on a file and returns the `fps` of its `stats` event.
+    static func streamFPS(executable: String, input: String) throws(ShelfScanError) -> Double? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["stream", "--all-frames", "--no-ocr", "--format", "jsonl"]
+        guard let handle = FileHandle(forReadingAtPath: input) else { return nil }
+        process.standardInput = handle
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch {
+            throw ShelfScanError(.invalidArgument, "\(executable): cannot run it (\(error.localizedDescription))")
+        }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  object["event"] as? String == "stats" else { continue }
+            return object["fps"] as? Double
+        }
+        return nil
     }
 
     // MARK: Helpers

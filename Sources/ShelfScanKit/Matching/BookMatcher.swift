@@ -45,7 +45,7 @@ public final class BookMatcher: Sendable {
     /// Matches scoring below this are not returned.
     public static let floor = 0.3
     /// Candidates rescored per region.
-    static let shortlistSize = 40
+    static let shortlistSize = 30
 
     /// Every book in `library`, owned and reference-catalogue rows alike.
     public init(library: LibraryDatabase) throws(ShelfScanError) {
