@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The speed table of the README (Speed): release build, the 12-megapixel benchmark shelf rendered
+# The speed table of the README (Performance): release build, the 12-megapixel benchmark shelf rendered
 # by the sample generator (needs python3 with Pillow and NumPy, and the fonts it names), then
 # `shelfscan bench`, which prints Markdown and writes bench.json. Arguments go to `shelfscan bench`
 # (e.g. --runs 3, --no-peers).

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ShelfScanKit
 
-/// `shelfscan bench`: the speed and memory table (see README, Speed).
+/// `shelfscan bench`: the speed and memory table (see README, Performance).
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure speed and memory per stage, side by side with zbarimg and the tesseract CLI (use a release build).")
