@@ -92,16 +92,18 @@ struct MetadataServiceTests {
         let server = try TestHTTPServer(route: CatalogueRoutes.catalogue(coversURL: "https://covers.openlibrary.org"))
         defer { server.stop() }
         var options = H.options(server)
-        // Long enough that a loaded machine cannot let it lapse between the first two lookups.
-        options.missLifetime = 1.5
+        // The cache's clock is moved by hand: a loaded machine cannot make an entry lapse early.
+        let clock = ManualClock()
+        options.now = { clock.now }
+        options.missLifetime = 60
         let service = await H.service(options, cache: try LibraryDatabase.inMemory(), servers: [server])
         #expect(H.isNotFound(await service.lookup(isbns: [CatalogueJSON.gatsbyISBN])[CatalogueJSON.gatsbyISBN]))
-        let stored = ContinuousClock.now
         #expect(server.requestCount == 2)  // Open Library and Google
+        clock.advance(59)
         #expect(H.isNotFound(await service.lookup(isbns: [CatalogueJSON.gatsbyISBN])[CatalogueJSON.gatsbyISBN]))
         #expect(server.requestCount == 2)
 
-        try await Task.sleep(until: stored + .milliseconds(1600))
+        clock.advance(2)
         // Meanwhile Open Library has learnt the book.
         server.setRoute { _, target in
             CatalogueRoutes.isOpenLibraryBooks(target)
@@ -346,4 +348,12 @@ extension Result {
         if case .failure = self { return true }
         return false
     }
+}
+
+/// A clock for cache lifetimes that moves only when told to.
+final class ManualClock: @unchecked Sendable {  // `current` is only touched under `lock`
+    private let lock = NSLock()
+    private var current = Date(timeIntervalSince1970: 1_800_000_000)
+    var now: Date { lock.lock(); defer { lock.unlock() }; return current }
+    func advance(_ seconds: TimeInterval) { lock.lock(); current += seconds; lock.unlock() }
 }

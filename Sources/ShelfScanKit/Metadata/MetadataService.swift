@@ -18,6 +18,8 @@ public struct MetadataOptions: Sendable {
     public var missLifetime: TimeInterval = 7 * 86_400
     /// Seconds for a whole HTTP exchange.
     public var timeout: Double = 20
+    /// The time cache entries are stored and checked at (tests move it by hand).
+    public var now: @Sendable () -> Date = { Date() }
 
     public init() {}
 
@@ -87,7 +89,7 @@ public struct MetadataService: Sendable {
             // Google is the fallback: only for ISBNs no earlier source knows.
             let pending = source == .googlebooks ? wanted.filter { (answers[$0] ?? []).isEmpty } : wanted
             var uncached: [String] = []
-            let cachedAnswers = (try? cache?.cachedLookups(pending.map { "\(source.rawValue)|isbn|\($0)" })) ?? [:]
+            let cachedAnswers = (try? cache?.cachedLookups(pending.map { "\(source.rawValue)|isbn|\($0)" }, now: options.now())) ?? [:]
             for isbn in pending {
                 if let cached = cachedAnswers["\(source.rawValue)|isbn|\(isbn)"] {
                     asked[isbn, default: 0] += 1
@@ -133,7 +135,7 @@ public struct MetadataService: Sendable {
         var results: [BookMetadata] = []
         var failure: ShelfScanError?
         for source in options.sources {
-            if let cached = try? cache?.cachedLookup("\(source.rawValue)|\(key)") {
+            if let cached = try? cache?.cachedLookup("\(source.rawValue)|\(key)", now: options.now()) {
                 results += cached
                 continue
             }
@@ -184,7 +186,7 @@ public struct MetadataService: Sendable {
     }
 
     private func store(source: MetadataSource, key: String, _ records: [BookMetadata], found: Bool) {
-        try? cache?.storeLookup("\(source.rawValue)|\(key)", records, lifetime: found ? options.hitLifetime : options.missLifetime)
+        try? cache?.storeLookup("\(source.rawValue)|\(key)", records, lifetime: found ? options.hitLifetime : options.missLifetime, now: options.now())
     }
 
     /// Lower case, no diacritics, punctuation as single spaces: "L'Étranger " -> "l etranger".
