@@ -37,7 +37,8 @@ enum CLI {
     /// Runs `shelfscan arguments` with output captured in files (no pipe can fill up and stall it),
     /// OpenMP limited to one thread (so it does not re-exec itself) and XDG_DATA_HOME inside
     /// `directory`, so that nothing outside the test's folder is touched.
-    static func run(_ arguments: [String], in directory: TemporaryDirectory) async throws -> Run {
+    /// `stdin`: a file fed to standard input (none by default).
+    static func run(_ arguments: [String], stdin: String? = nil, in directory: TemporaryDirectory) async throws -> Run {
         let executable = try #require(executable)
         let id = UUID().uuidString
         let outPath = directory.file("stdout-\(id)"), errPath = directory.file("stderr-\(id)")
@@ -45,7 +46,8 @@ enum CLI {
         FileManager.default.createFile(atPath: errPath, contents: nil)
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        defer { try? out.close(); try? err.close() }
+        let input = try stdin.map { path in try #require(FileHandle(forReadingAtPath: path), "cannot read \(path)") }
+        defer { try? out.close(); try? err.close(); try? input?.close() }
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -60,7 +62,7 @@ enum CLI {
         process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input ?? FileHandle.nullDevice
         let (status, reason): (Int32, Process.TerminationReason) = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: ($0.terminationStatus, $0.terminationReason)) }
             do { try process.run() } catch { continuation.resume(throwing: error) }

@@ -50,17 +50,8 @@ enum SharedCatalog {
     }()
 }
 
-/// Deterministic pseudo-random numbers (SplitMix64), so corruptions are the same on every run.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// Deterministic pseudo-random numbers, so corruptions are the same on every run.
+typealias SeededRandom = SplitMix64
 
 /// How OCR damages a spine, one kind at a time.
 enum Corruption: String, CaseIterable, CustomTestStringConvertible {

@@ -253,37 +253,9 @@ enum StreamFixtures {
         return dir.file(name)
     }
 
-    /// Runs `shelfscan stream ...` with `stdin` as standard input (same environment as `CLI.run`).
+    /// Runs `shelfscan stream ...` with the file `stdin` as standard input.
     static func run(_ arguments: [String], stdin: String, in directory: TemporaryDirectory) async throws -> CLI.Run {
-        let executable = try #require(CLI.executable)
-        let id = UUID().uuidString
-        let outPath = directory.file("stdout-\(id)"), errPath = directory.file("stderr-\(id)")
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        let input = try #require(FileHandle(forReadingAtPath: stdin))
-        defer { try? out.close(); try? err.close(); try? input.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["stream"] + arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["OMP_THREAD_LIMIT"] = "1"
-        environment["SHELFSCAN_OFFLINE"] = "1"
-        environment["XDG_DATA_HOME"] = directory.path + "/xdg"
-        environment["HOME"] = directory.path
-        process.environment = environment
-        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        let (status, reason): (Int32, Process.TerminationReason) = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: ($0.terminationStatus, $0.terminationReason)) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        return CLI.Run(status: status, terminationReason: reason,
-                       stdout: String(decoding: try Fixtures.bytes(outPath), as: UTF8.self),
-                       stderr: String(decoding: try Fixtures.bytes(errPath), as: UTF8.self))
+        try await CLI.run(["stream"] + arguments, stdin: stdin, in: directory)
     }
 
     /// The JSON Lines of a run's standard output.

@@ -143,19 +143,13 @@ enum LeptonicaEncoder {
     }
 }
 
-/// A small deterministic generator (SplitMix64) so that "random" test bytes are the same on every run.
+/// Deterministic "random" test bytes, the same on every run.
 struct SeededBytes {
-    private var state: UInt64
+    private var generator: SplitMix64
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { generator = SplitMix64(state: seed) }
 
-    mutating func next() -> UInt8 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return UInt8(truncatingIfNeeded: z ^ (z >> 31))
-    }
+    mutating func next() -> UInt8 { UInt8(truncatingIfNeeded: generator.next()) }
 
     mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in next() } }
 }

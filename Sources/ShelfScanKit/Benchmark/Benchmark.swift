@@ -43,23 +43,15 @@ public struct Benchmark: Sendable {
         public var peer: String?
         public var peerMedian: Double?
         /// shelfscan / peer (time): below 1, shelfscan is faster.
-        public var ratio: Double? { peerMedian.flatMap { $0 > 0 ? median / $0 : nil } }
+        public var ratio: Double?
         public var target: String?
 
-        enum CodingKeys: String, CodingKey { case section, measure, inputs, median, low, high, unit, peer, peerMedian, ratio, target }
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(section, forKey: .section)
-            try c.encode(measure, forKey: .measure)
-            try c.encode(inputs, forKey: .inputs)
-            try c.encode(median, forKey: .median)
-            try c.encode(low, forKey: .low)
-            try c.encode(high, forKey: .high)
-            try c.encode(unit, forKey: .unit)
-            try c.encodeIfPresent(peer, forKey: .peer)
-            try c.encodeIfPresent(peerMedian, forKey: .peerMedian)
-            try c.encodeIfPresent(ratio, forKey: .ratio)
-            try c.encodeIfPresent(target, forKey: .target)
+        init(section: String, measure: String, inputs: Int, median: Double, low: Double, high: Double, unit: String,
+             peer: String? = nil, peerMedian: Double? = nil, target: String? = nil) {
+            (self.section, self.measure, self.inputs) = (section, measure, inputs)
+            (self.median, self.low, self.high, self.unit) = (median, low, high, unit)
+            (self.peer, self.peerMedian, self.target) = (peer, peerMedian, target)
+            ratio = peerMedian.flatMap { $0 > 0 ? median / $0 : nil }
         }
     }
 
@@ -308,57 +300,22 @@ public struct Benchmark: Sendable {
 
     func matchingRows(notes: inout [String]) throws(ShelfScanError) -> [Row] {
         log("matching")
-        let base = try referenceBooks()
-        var rows: [Row] = []
-        var generator = SplitMix64(seed: 42)
-        let words = Array(Set(base.flatMap { $0.title.split(separator: " ").map(String.init) }.filter { $0.count >= 3 })).sorted()
-        let surnames = Array(Set(base.compactMap { $0.authors.first?.split(separator: " ").last.map(String.init) })).sorted()
-        for size in [1_000, 10_000, 100_000] {
-            var books = Array(base.prefix(size))
-            while books.count < size {
-                let n = 1 + Int(generator.next() % 4)
-                let title = (0..<n).map { _ in words[Int(generator.next() % UInt64(words.count))] }.joined(separator: " ")
-                let author = surnames.isEmpty ? "" : surnames[Int(generator.next() % UInt64(surnames.count))]
-                books.append(Book(id: Int64(books.count + 1), title: title, authors: [author], owned: false))
-            }
-            for i in books.indices where books[i].id == nil { books[i].id = Int64(i + 1) }
-            var matcher: BookMatcher?
-            let build = try time(runs: 1) { () throws(ShelfScanError) in matcher = BookMatcher(books: books) }
-            rows.append(Self.row("Matching", "index build, \(size) books", inputs: 1, build))
-            guard let matcher else { continue }
-            // Candidates: spine-like text of books in the library (upper case, an author, a
-            // dropped letter), half of them not in it at all.
-            var candidates: [RegionText] = []
-            for i in 0..<200 {
-                let book = books[Int(generator.next() % UInt64(books.count))]
-                var text = (book.title + " " + (book.authors.first ?? "")).uppercased()
-                if i % 2 == 1 { text = words[Int(generator.next() % UInt64(words.count))].uppercased() + " " + text.split(separator: " ").reversed().joined(separator: " ") }
-                if text.count > 6 { text.remove(at: text.index(text.startIndex, offsetBy: text.count / 2)) }
-                candidates.append(RegionText(lines: [TextLine(text: text, confidence: 85, height: 30)]))
-            }
-            let perCandidate = try time { () throws(ShelfScanError) in
-                for c in candidates { _ = matcher.matches(for: c) }
-            }.map { $0 * 1000 / Double(candidates.count) }
-            rows.append(Self.row("Matching", "one candidate against \(size) books", inputs: candidates.count, perCandidate, unit: "µs",
-                                 target: size == 100_000 ? "< 1000 µs" : nil))
-        }
-        notes.append("Matching libraries: the reference catalogues in ../shared/corpora/catalog (when present) and the corpus's books, topped up with synthetic titles made from their words (seeded, so every run builds the same library).")
-        return rows
-    }
-
-    func referenceBooks() throws(ShelfScanError) -> [Book] {
-        var books = try Evaluator.corpusLibrary(directory: options.sampleImages).list()
+        var real = try Evaluator.corpusLibrary(directory: options.sampleImages).list()
         if let shared = options.sharedCorpora {
             let folder = shared + "/catalog"
             let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".csv") }.sorted()
-            let library = try LibraryDatabase.inMemory()
-            for file in files {
-                guard let data = FileManager.default.contents(atPath: folder + "/" + file) else { continue }
-                _ = try LibraryExchange.importCSV(String(decoding: data, as: UTF8.self), into: library, source: "catalog", owned: false)
-            }
-            books += try library.list(includeCatalog: true)
+            real += try MatchBenchmark.books(catalogFiles: files.map { folder + "/" + $0 })
         }
-        return books
+        var rows: [Row] = []
+        for size in [1_000, 10_000, 100_000] {
+            let r = MatchBenchmark.run(real: real, total: size, queries: 500)
+            rows.append(Self.row("Matching", "index build, \(size) books", inputs: 1, [r.indexSeconds * 1000]))
+            rows.append(Row(section: "Matching", measure: "one spine against \(size) books (\(r.rankedFirst) of \(r.queries) ranked their own book first)",
+                            inputs: r.queries, median: r.medianMilliseconds * 1000, low: r.medianMilliseconds * 1000,
+                            high: r.p90Milliseconds * 1000, unit: "µs", target: size == 100_000 ? "< 1000 µs" : nil))
+        }
+        notes.append("Matching: the corpus's books and the catalogues in ../shared/corpora/catalog (when present), cut or padded with seeded synthetic titles made of their words to each size; 500 damaged spines (upper case, a letter dropped, the author line) of real books; spread is median..90th percentile over the spines. The same code as `shelfscan catalog bench`.")
+        return rows
     }
 
     // MARK: Import
@@ -476,19 +433,5 @@ public struct Benchmark: Sendable {
         let model = info.split(separator: "\n").first { $0.hasPrefix("model name") }?
             .split(separator: ":", maxSplits: 1).last?.trimmingCharacters(in: .whitespaces)
         return model ?? "unknown CPU"
-    }
-}
-
-/// A small deterministic random number generator (SplitMix64), so generated libraries are the
-/// same on every run.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

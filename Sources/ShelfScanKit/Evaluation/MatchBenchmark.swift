@@ -16,6 +16,13 @@ public enum MatchBenchmark {
     }
 
     public static func run(catalogFiles: [String], total: Int, queries: Int = 500) throws(ShelfScanError) -> Report {
+        let real = try books(catalogFiles: catalogFiles)
+        guard !real.isEmpty else { throw ShelfScanError(.invalidArgument, "the catalogues hold no books") }
+        return run(real: real, total: total, queries: queries)
+    }
+
+    /// The books of catalogue CSV files (any title/author/ISBN columns), read without a database.
+    public static func books(catalogFiles: [String]) throws(ShelfScanError) -> [Book] {
         var real: [Book] = []
         for file in catalogFiles {
             guard let data = FileManager.default.contents(atPath: file) else {
@@ -28,16 +35,22 @@ public enum MatchBenchmark {
                 if case .success(let (book, _)) = columns.book(from: row, source: "catalog") { real.append(book) }
             }
         }
-        guard !real.isEmpty else { throw ShelfScanError(.invalidArgument, "the catalogues hold no books") }
-        // Synthetic books made of the real catalogue's words, so word frequencies stay realistic.
-        var random = SplitMix(state: 2024)
+        return real
+    }
+
+    /// `real` cut or padded to `total` books (synthetic ones made of the real titles' words, so
+    /// word frequencies stay realistic), then `queries` damaged spines of its real books matched.
+    public static func run(real: [Book], total: Int, queries: Int) -> Report {
+        precondition(!real.isEmpty, "no books to match against")
+        var random = SplitMix64(state: 2024)
         let titleWords = real.flatMap { $0.title.split(separator: " ").map(String.init) }
         let names = real.compactMap(\.authors.first)
-        var books = real
+        var books = Array(real.prefix(total))
+        let realCount = books.count
         while books.count < total {
             let n = 1 + Int(random.next() % 5)
             let title = (0..<n).map { _ in titleWords[Int(random.next() % UInt64(titleWords.count))] }.joined(separator: " ")
-            books.append(Book(title: title, authors: [names[Int(random.next() % UInt64(names.count))]], owned: false))
+            books.append(Book(title: title, authors: names.isEmpty ? [] : [names[Int(random.next() % UInt64(names.count))]], owned: false))
         }
         for i in books.indices { books[i].id = Int64(i + 1) }
 
@@ -50,7 +63,7 @@ public enum MatchBenchmark {
         var times: [Double] = []
         var first = 0
         for q in 0..<queries {
-            let book = real[Int(random.next() % UInt64(real.count))]
+            let book = books[Int(random.next() % UInt64(realCount))]
             var title = Array(book.title.uppercased())
             if title.count > 6 { title.remove(at: 1 + q % (title.count - 2)) }
             let lines = [String(title), book.authors.first ?? ""].filter { !$0.isEmpty }
@@ -77,16 +90,5 @@ public enum MatchBenchmark {
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
               let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
         return kb / 1024
-    }
-
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

@@ -194,11 +194,10 @@ public struct LibraryDatabase: Sendable {
         }
     }
 
-    /// Owned books (and the reference catalogue's with `includeCatalog`), newest first,
-    /// optionally only those with a given reading status.
-    public func list(status: ReadingStatus? = nil, limit: Int? = nil, includeCatalog: Bool = false) throws(ShelfScanError) -> [Book] {
+    /// Owned books, newest first, optionally only those with a given reading status.
+    public func list(status: ReadingStatus? = nil, limit: Int? = nil) throws(ShelfScanError) -> [Book] {
         try read { db in
-            var request = includeCatalog ? Book.all() : Book.filter(Book.Columns.owned == true)
+            var request = Book.filter(Book.Columns.owned == true)
             if let status { request = request.filter(Book.Columns.readingStatus == status.rawValue) }
             request = request.order(Book.Columns.dateAdded.desc, Book.Columns.id.desc)
             if let limit { request = request.limit(limit) }
