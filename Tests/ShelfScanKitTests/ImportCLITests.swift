@@ -1,4 +1,6 @@
 import Foundation
+import Glibc
+import GRDB
 import Testing
 @testable import ShelfScanKit
 
@@ -63,20 +65,25 @@ struct ImportCLITests {
     static func killMidway(_ folder: String, _ library: String, in dir: TemporaryDirectory,
                            whenFinished threshold: Int? = nil, orAfter seconds: Double = 0) async throws -> Int {
         let running = try ImportProcess(importArguments(folder, library), in: dir)
-        if let threshold {
-            // The library exists and is migrated before the run (see the caller): reading it here
-            // never races a migration.
-            let queue = try ImportCheck.queue(library)
-            var finished = 0
-            let deadline = Date().addingTimeInterval(120)
-            while finished < threshold, running.process.isRunning, Date() < deadline {
-                try await Task.sleep(for: .milliseconds(5))
-                finished = try await queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM import_files WHERE finished") } ?? 0
+        // The watch runs on a thread of its own and kills from there: a task sleeping on Swift
+        // concurrency's few threads wakes late when the OCR tests hold them, and the import,
+        // meanwhile, finishes by itself.
+        try await offPool {
+            if let threshold {
+                // The library exists and is migrated before the run (see the caller): reading it
+                // here never races a migration.
+                let queue = try ImportCheck.queue(library)
+                let deadline = Date().addingTimeInterval(120)
+                while Date() < deadline, running.process.isRunning {
+                    let finished = try queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM import_files WHERE finished") } ?? 0
+                    if finished >= threshold { break }
+                    usleep(2_000)
+                }
+            } else {
+                usleep(UInt32(seconds * 1_000_000))
             }
-        } else {
-            try await Task.sleep(for: .seconds(seconds))
+            if running.process.isRunning { running.kill() }
         }
-        running.kill()
         let run = try await running.wait()
         #expect(run.terminationReason == .uncaughtSignal && run.status == SIGKILL,
                 "the import was to be killed mid-way, but it ended by itself: status \(run.status) \(run.stdout.prefix(300))")

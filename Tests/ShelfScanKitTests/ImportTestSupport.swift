@@ -89,7 +89,8 @@ enum ImportCheck {
 /// `shelfscan` started as a child process: standard input from a pipe (or nothing), output to
 /// files (no pipe can fill up), killable, awaited.
 final class ImportProcess: @unchecked Sendable {
-    // @unchecked: `process` is only touched from the test task; the termination result arrives
+    // @unchecked: `process` is only touched by one test at a time (its task, or the thread
+    // watching it); the termination result arrives
     // through the AsyncStream.
     let process = Process()
     let stdoutPath: String
