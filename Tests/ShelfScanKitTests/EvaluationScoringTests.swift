@@ -98,6 +98,22 @@ struct EvaluationScoringTests {
         #expect(totals.correctMain == 2 && totals.expectedMain == 3 && totals.misreads == 2 && totals.falsePositives == 1)
     }
 
+    @Test("a price code reported with its ISBN counts as a code read: right when labelled, a misread when wrong")
+    func priceCodes() throws {
+        let t = try Self.truth("""
+            {"image": "b/2.png", "kind": "barcode", "books": [], "barcodes": ["9784872348880", "1920081045006"],
+             "unlabelled_regions": false}
+            """)
+        var isbn = Self.code("9784872348880")
+        isbn.priceCode = "1920081045006"
+        let both = BarcodeImageScore(truth: t, result: Self.result([], [isbn]))
+        #expect(both.correctMain == 2 && both.misreads.isEmpty)
+        #expect(both.reported == ["9784872348880", "1920081045006"])
+        isbn.priceCode = "1920081045013"
+        let wrongPrice = BarcodeImageScore(truth: t, result: Self.result([], [isbn]))
+        #expect(wrongPrice.correctMain == 1 && wrongPrice.misreads == ["1920081045013"])
+    }
+
     @Test("a book found by ISBN matches its label whatever title it carries; top-1 on single-book images")
     func isbnAndTopOne() throws {
         let t = try Self.truth("""

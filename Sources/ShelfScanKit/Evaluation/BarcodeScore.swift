@@ -25,9 +25,13 @@ public struct BarcodeImageScore: Codable, Sendable {
         set = truth.set
         kind = truth.kind
         expected = truth.barcodes
-        reported = result.barcodes.map(\.text)
+        // A Japanese book's price code is reported with its ISBN (`priceCode`), not as a barcode
+        // of its own, but it is a code read from the photo all the same.
+        let priceCodes = result.barcodes.compactMap(\.priceCode)
+        reported = result.barcodes.map(\.text) + priceCodes
         let expectedCodes = truth.expectedCodes
-        let reportedMain = Dictionary(result.barcodes.map { ($0.digits, $0.addOn) }, uniquingKeysWith: { a, b in a ?? b })
+        let reportedMain = Dictionary(result.barcodes.map { ($0.digits, $0.addOn) } + priceCodes.map { ($0, nil) },
+                                      uniquingKeysWith: { a, b in a ?? b })
         expectedMain = expectedCodes.count
         correctMain = expectedCodes.filter { reportedMain[$0.main] != nil }.count
         expectedAddOns = expectedCodes.filter { $0.addOn != nil }.count
@@ -36,8 +40,8 @@ public struct BarcodeImageScore: Codable, Sendable {
         expectedISBNs = isbns.count
         correctISBNs = isbns.filter { reportedMain[$0.main] != nil }.count
         let expectedSet = Set(expectedCodes.map(\.main))
-        misreads = result.barcodes.map(\.digits).filter { !expectedSet.contains($0) }
-        falsePositives = truth.kind == .none ? result.barcodes.count : 0
+        misreads = (result.barcodes.map(\.digits) + priceCodes).filter { !expectedSet.contains($0) }
+        falsePositives = truth.kind == .none ? result.barcodes.count + priceCodes.count : 0
         error = result.error?.message
         milliseconds = result.timings.total
     }
