@@ -74,8 +74,17 @@ public struct SpineFinder: Sendable {
         let standingCount = standing.reduce(0) { $0 + $1.lines.count - 2 }
         let lyingCount = lying.reduce(0) { $0 + $1.lines.count - 2 }
         // The orientation with more long edges is how the books stand; a few edges either way
-        // (a cover's frame, a table's edge) make no shelf.
-        let useLying = lyingCount > standingCount
+        // (a cover's frame, a table's edge) make no shelf. A line that runs on through the next
+        // row (a shelf board, the tops of a row of books, seen as lying edges) counts once: a
+        // standing shelf cut into several "stacks" by its own horizontal lines must not outvote
+        // its spines.
+        let useLying = Self.distinctEdges(lying, side: gray.height) > Self.distinctEdges(standing, side: gray.width)
+        if Self.trace {
+            func describe(_ rows: [Row]) -> String {
+                rows.map { r in "[\(r.top)-\(r.bottom): " + r.lines.dropFirst().dropLast().map { String(format: "%.0f@%.2f", $0.position, $0.support) }.joined(separator: " ") + "]" }.joined(separator: " ")
+            }
+            FileHandle.standardError.write(Data("spines: distinct standing \(Self.distinctEdges(standing, side: gray.width)) lying \(Self.distinctEdges(lying, side: gray.height)) \(gray.width)x\(gray.height) standing \(standingCount) \(describe(standing))\n   lying \(lyingCount) \(describe(lying))\n".utf8))
+        }
         let found = useLying ? lying : standing
         guard max(standingCount, lyingCount) >= 3 else {
             return Layout(regions: [], standingEdges: standingCount, lyingEdges: lyingCount)
@@ -106,6 +115,65 @@ public struct SpineFinder: Sendable {
         /// Spine edges left to right, the image's sides included.
         var lines: [Line]
         var middle: Double { Double(top + bottom - 1) / 2 }
+    }
+
+    /// `SHELFSCAN_SLIVERS=keep` turns `withoutSlivers` off (for measuring what it does).
+    static let mergeSlivers = ProcessInfo.processInfo.environment["SHELFSCAN_SLIVERS"] != "keep"
+
+    /// `SHELFSCAN_TRACE_SPINES=1` prints each photo's rows and edges, standing and lying, on stderr.
+    static let trace = ProcessInfo.processInfo.environment["SHELFSCAN_TRACE_SPINES"] != nil
+
+    /// Drops the edges that only cut a spine in two. The boundary of a long line of text on a
+    /// spine is straight and long enough to pass for a spine edge, but it is weaker (text runs
+    /// along part of the spine) and it leaves a sliver much thinner than the spines around it.
+    /// While a space is under half the typical width, its weaker edge goes if it is weak (faint
+    /// in absolute terms and beside the row's other edges); thin books between two strong edges
+    /// stay.
+    static func withoutSlivers(_ input: [Line]) -> [Line] {
+        var lines = input
+        guard lines.count >= 4 else { return lines }
+        let widths = zip(lines, lines.dropFirst()).map { $1.position - $0.position }.sorted()
+        let typical = widths[widths.count / 2]
+        // Weak for this row: in a dim or shaded photo every edge is faint, and a text line is
+        // only a fainter one.
+        let supports = lines.dropFirst().dropLast().map(\.support).sorted()
+        let weak = min(weakEdgeSupport, 0.8 * supports[supports.count / 2])
+        while true {
+            var weakest: (index: Int, support: Double)?
+            for i in 0..<(lines.count - 1) where lines[i + 1].position - lines[i].position < 0.5 * typical {
+                // Never the image's sides (the first and last lines).
+                let sides = [i, i + 1].filter { $0 > 0 && $0 < lines.count - 1 }
+                guard let edge = sides.min(by: { lines[$0].support < lines[$1].support }),
+                      lines[edge].support < weak else { continue }
+                if weakest.map({ lines[edge].support < $0.support }) ?? true { weakest = (edge, lines[edge].support) }
+            }
+            guard let weakest else { return lines }
+            lines.remove(at: weakest.index)
+        }
+    }
+
+    /// Edges supported along less than this fraction of their row may be text-line boundaries.
+    static let weakEdgeSupport = 0.65
+
+    /// Spine edges over all rows, a line continuing straight on in the row after counted once.
+    static func distinctEdges(_ rows: [Row], side: Int) -> Int {
+        let tolerance = max(6, 0.015 * Double(side))
+        var count = 0
+        for (i, row) in rows.enumerated() {
+            for line in row.lines.dropFirst().dropLast() {
+                guard i > 0 else { count += 1; continue }
+                let previous = rows[i - 1]
+                // Where this line meets the boundary with the row above, against where each line
+                // of that row ends.
+                let boundary = Double(row.top)
+                let here = line.x(at: boundary, middle: row.middle)
+                let continued = previous.lines.dropFirst().dropLast().contains { other in
+                    abs(other.x(at: boundary, middle: previous.middle) - here) <= tolerance
+                }
+                if !continued { count += 1 }
+            }
+        }
+        return count
     }
 
     /// Rows are horizontal bands dense in standing edges; each gets its spine edges.
@@ -153,6 +221,7 @@ public struct SpineFinder: Sendable {
             bottom = min(floor, bottom + grow)
             var row = Row(top: top, bottom: bottom, lines: [])
             row.lines = spineEdges(edges: edges, width: width, row: row)
+            if Self.mergeSlivers { row.lines = Self.withoutSlivers(row.lines) }
             rows.append(row)
         }
         return rows
