@@ -206,6 +206,17 @@ struct ImageLoaderErrorTests {
 
 @Suite("Image loading: formats and memory")
 struct ImageFormatTests {
+    @Test("gray bytes packed into an image and read back are the same bytes, whatever the row's padding",
+          arguments: [1, 2, 3, 4, 5, 7, 8, 13, 640])
+    func grayRoundTrip(_ width: Int) throws {
+        var generator = SplitMix64(state: UInt64(width))
+        let height = 3
+        let pixels = (0..<width * height).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+        let image = try PixImage(gray: GrayBytes(width: width, height: height, pixels: pixels))
+        #expect(image.width == width && image.height == height)
+        #expect(try image.grayBytes().pixels == pixels)
+    }
+
     @Test("decoding from memory gives the same image as from the file", arguments: [
         "orientation/exif-1.jpg", "orientation/exif-6.jpg", "orientation/exif-7.jpg",
         "barcodes/isbn-1984-clean.png", "barcodes/isbn-gatsby-large.jpg",

@@ -248,17 +248,28 @@ public final class PixImage: @unchecked Sendable {
 
     /// Builds an 8-bit image from packed gray bytes (row-major, `width` bytes per row).
     public convenience init(gray: GrayBytes) throws(ShelfScanError) {
-        guard gray.width > 0, gray.height > 0, gray.pixels.count >= gray.width * gray.height,
-              let pix = pixCreate(Int32(gray.width), Int32(gray.height), 8)
-        else { throw ShelfScanError(.corruptImage, "cannot create a \(gray.width)x\(gray.height) image") }
+        let w = gray.width, h = gray.height
+        guard w > 0, h > 0, gray.pixels.count >= w * h, let pix = pixCreateNoInit(Int32(w), Int32(h), 8) else {
+            throw ShelfScanError(.corruptImage, "cannot create a \(w)x\(h) image")
+        }
         let wpl = Int(pixGetWpl(pix))
         let data = pixGetData(pix)!
+        // Four pixels per big-endian word at a time (a video frame every few milliseconds).
         gray.pixels.withUnsafeBufferPointer { src in
-            for y in 0..<gray.height {
+            let s = src.baseAddress!
+            for y in 0..<h {
                 let row = data + y * wpl
-                for x in 0..<gray.width {
-                    let shift = 24 - 8 * UInt32(x % 4)
-                    row[x / 4] |= UInt32(src[y * gray.width + x]) << shift
+                let line = s + y * w
+                let full = w / 4
+                for i in 0..<full {
+                    let p = line + 4 * i
+                    row[i] = UInt32(p[0]) << 24 | UInt32(p[1]) << 16 | UInt32(p[2]) << 8 | UInt32(p[3])
+                }
+                if full < wpl {
+                    var word: UInt32 = 0
+                    for x in (4 * full)..<w { word |= UInt32(line[x]) << (24 - 8 * UInt32(x % 4)) }
+                    row[full] = word
+                    for i in (full + 1)..<wpl { row[i] = 0 }
                 }
             }
         }

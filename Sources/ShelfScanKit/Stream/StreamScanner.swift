@@ -309,7 +309,7 @@ public final class StreamScanner: @unchecked Sendable {
             }
             return try PixImage.wrap(pix, "JPEG data is corrupt")
         case .gray(let gray):
-            return try PixImage.packed(gray)
+            return try PixImage(gray: gray)
         }
     }
 
@@ -326,38 +326,6 @@ public final class StreamScanner: @unchecked Sendable {
 private final class SplitterHandoff: @unchecked Sendable {
     let splitter: FrameSplitter
     init(_ splitter: FrameSplitter) { self.splitter = splitter }
-}
-
-extension PixImage {
-    /// An 8-bit image from packed gray bytes, four pixels per big-endian word at a time
-    /// (`init(gray:)` goes pixel by pixel, which costs milliseconds per video frame).
-    static func packed(_ gray: GrayBytes) throws(ShelfScanError) -> PixImage {
-        let w = gray.width, h = gray.height
-        guard w > 0, h > 0, gray.pixels.count >= w * h, let pix = pixCreateNoInit(Int32(w), Int32(h), 8) else {
-            throw ShelfScanError(.corruptImage, "cannot create a \(w)x\(h) image")
-        }
-        let wpl = Int(pixGetWpl(pix))
-        let data = pixGetData(pix)!
-        gray.pixels.withUnsafeBufferPointer { src in
-            let s = src.baseAddress!
-            for y in 0..<h {
-                let row = data + y * wpl
-                let line = s + y * w
-                let full = w / 4
-                for i in 0..<full {
-                    let p = line + 4 * i
-                    row[i] = UInt32(p[0]) << 24 | UInt32(p[1]) << 16 | UInt32(p[2]) << 8 | UInt32(p[3])
-                }
-                if full < wpl {
-                    var word: UInt32 = 0
-                    for x in (4 * full)..<w { word |= UInt32(line[x]) << (24 - 8 * UInt32(x % 4)) }
-                    row[full] = word
-                    for i in (full + 1)..<wpl { row[i] = 0 }
-                }
-            }
-        }
-        return PixImage(owning: pix)
-    }
 }
 
 extension Duration {
