@@ -78,12 +78,14 @@ public struct SpineFinder: Sendable {
         // row (a shelf board, the tops of a row of books, seen as lying edges) counts once: a
         // standing shelf cut into several "stacks" by its own horizontal lines must not outvote
         // its spines.
-        let useLying = Self.distinctEdges(lying, side: gray.height) > Self.distinctEdges(standing, side: gray.width)
+        let distinctStanding = Self.distinctEdges(standing, side: gray.width)
+        let distinctLying = Self.distinctEdges(lying, side: gray.height)
+        let useLying = distinctLying > distinctStanding
         if Self.trace {
             func describe(_ rows: [Row]) -> String {
                 rows.map { r in "[\(r.top)-\(r.bottom): " + r.lines.dropFirst().dropLast().map { String(format: "%.0f@%.2f", $0.position, $0.support) }.joined(separator: " ") + "]" }.joined(separator: " ")
             }
-            FileHandle.standardError.write(Data("spines: distinct standing \(Self.distinctEdges(standing, side: gray.width)) lying \(Self.distinctEdges(lying, side: gray.height)) \(gray.width)x\(gray.height) standing \(standingCount) \(describe(standing))\n   lying \(lyingCount) \(describe(lying))\n".utf8))
+            FileHandle.standardError.write(Data("spines: distinct standing \(distinctStanding) lying \(distinctLying) \(gray.width)x\(gray.height) standing \(standingCount) \(describe(standing))\n   lying \(lyingCount) \(describe(lying))\n".utf8))
         }
         let found = useLying ? lying : standing
         guard max(standingCount, lyingCount) >= 3 else {
