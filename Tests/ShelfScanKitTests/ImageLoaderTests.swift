@@ -217,6 +217,20 @@ struct ImageFormatTests {
         #expect(try image.grayBytes().pixels == pixels)
     }
 
+    @Test("a tone curve above 1 darkens mid-tones, below 1 lightens them, and keeps black and white")
+    func toneCurve() throws {
+        let pixels: [UInt8] = [0, 64, 128, 192, 255]
+        let image = try PixImage(gray: GrayBytes(width: pixels.count, height: 1, pixels: pixels))
+        let darker = try image.gammaAdjusted(2).grayBytes().pixels
+        let lighter = try image.gammaAdjusted(0.5).grayBytes().pixels
+        #expect(darker.first == 0 && darker.last == 255 && lighter.first == 0 && lighter.last == 255)
+        for i in 1..<pixels.count - 1 {
+            #expect(darker[i] < pixels[i] && lighter[i] > pixels[i], "pixel \(pixels[i]): darker \(darker[i]), lighter \(lighter[i])")
+        }
+        // 128 under gamma 2 is about 255 * (128/255)^2 = 64.
+        #expect(abs(Int(darker[2]) - 64) <= 2)
+    }
+
     @Test("decoding from memory gives the same image as from the file", arguments: [
         "orientation/exif-1.jpg", "orientation/exif-6.jpg", "orientation/exif-7.jpg",
         "barcodes/isbn-1984-clean.png", "barcodes/isbn-gatsby-large.jpg",

@@ -168,6 +168,10 @@ public struct BarcodeReader: Sendable {
                 // widths often turn into another code.
                 Pass(name: "check-smaller", scale: 0.8, degrees: 0) { try crop.scaled(by: 0.8) },
                 Pass(name: "check-larger", scale: 1.3, degrees: 0) { try crop.scaled(by: 1.3) },
+                // Nor do they survive a change of tone curve, which moves every edge of a bar
+                // that is not crisp: thinner or fatter bars, as ink and blur make them.
+                Pass(name: "check-darker", scale: 1, degrees: 0) { try crop.gammaAdjusted(2) },
+                Pass(name: "check-lighter", scale: 1, degrees: 0) { try crop.gammaAdjusted(0.5) },
             ]
             var rivals: [Candidate] = []
             var confirmed = false
@@ -180,7 +184,12 @@ public struct BarcodeReader: Sendable {
                     }
                 }
             }
-            guard let strongest = rivals.max(by: { $0.lines < $1.lines }) else { return code }
+            guard let strongest = rivals.max(by: { $0.lines < $1.lines }) else {
+                if !confirmed { BarcodeReader.log("unconfirmed weak \(code.digits) lines \(candidate.lines) coverage \(candidate.coverage) pass \(code.pass)", since: .now) }
+                // Unconfirmed but uncontradicted: kept. About twenty right codes in the shared
+                // corpus are in this state, against one misread.
+                return code
+            }
             if strongest.lines >= 3 * candidate.lines && !confirmed { return strongest.barcode }
             BarcodeReader.log("dropped weak \(code.digits) (rival \(strongest.barcode.digits))", since: .now)
             return confirmed && candidate.lines >= 3 * strongest.lines ? code : nil

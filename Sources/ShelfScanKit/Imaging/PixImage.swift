@@ -169,6 +169,13 @@ public final class PixImage: @unchecked Sendable {
         return try PixImage.wrap(pixContrastTRC(nil, stretched.pix, Float(factor)), "contrast")
     }
 
+    /// A tone curve, 8-bit: `gamma` above 1 darkens the mid-tones (thin, faint bars grow), below 1
+    /// lightens them (bars spread by ink or blur shrink).
+    public func gammaAdjusted(_ gamma: Double) throws(ShelfScanError) -> PixImage {
+        // Leptonica's gamma is the reciprocal: its values above 1 lighten.
+        try PixImage.wrap(pixGammaTRC(nil, pix, Float(1 / gamma), 0, 255), "tone curve")
+    }
+
     /// Local contrast normalisation (8-bit): every region stretched to full range, which evens out
     /// glare, shadows and dim light. Tiles are about 1/6 of the image.
     public func locallyNormalized() throws(ShelfScanError) -> PixImage {
