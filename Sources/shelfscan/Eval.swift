@@ -28,6 +28,9 @@ struct Eval: AsyncParsableCommand {
     @Option(help: "Fail when more invented books per fully labelled photo than this are returned.")
     var maxInvented: Double?
 
+    @Option(help: "Fail when more unconfirmed books per photo (returned, not labelled: an upper bound on invention over every photo) than this are returned.")
+    var maxUnconfirmed: Double?
+
     @Option(help: ArgumentHelp("Also match against these reference catalogues (CSV with title/author/ISBN columns), as distractors.", valueName: "file.csv"))
     var catalog: [String] = []
 
@@ -94,6 +97,10 @@ struct Eval: AsyncParsableCommand {
         }
         if let maxInvented, report.bookTotal.inventedPerImage > maxInvented {
             failed.append(String(format: "%.3f invented books per photo, over --max-invented %.3f", report.bookTotal.inventedPerImage, maxInvented))
+        }
+        if let maxUnconfirmed, report.bookTotal.unconfirmedPerImage > maxUnconfirmed {
+            failed.append(String(format: "%.3f unconfirmed books per photo, over --max-unconfirmed %.3f",
+                                 report.bookTotal.unconfirmedPerImage, maxUnconfirmed))
         }
         if let maxFalsePositives, report.total.falsePositives > maxFalsePositives {
             failed.append("\(report.total.falsePositives) false positives, over --max-false-positives \(maxFalsePositives)")

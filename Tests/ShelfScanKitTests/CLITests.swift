@@ -190,6 +190,8 @@ struct CLITests {
     @Test("eval with an impossible gate fails, saying which gate", arguments: [
         ["--max-misreads=-1"],  // "=": a bare "-1" would be taken for an option and fail parsing instead
         ["--min-barcode-rate", "1.01"],
+        ["--max-invented=-1"],
+        ["--max-unconfirmed=-1"],
     ])
     func evalGate(_ gate: [String]) async throws {
         let dir = try TemporaryDirectory()

@@ -60,6 +60,75 @@ struct TextPipelineTests {
         #expect(layout.regions.allSatisfy { $0.layout == .lyingSpine && $0.box.width > $0.box.height })
     }
 
+    @Test("a book read only from another book's lines, reread on the same ink by an overlapping window, is dropped")
+    func echoesDropped() {
+        func line(_ text: String, _ x: Int, _ y: Int, _ w: Int, confidence: Double = 95) -> ReadLine {
+            ReadLine(text: text, confidence: confidence, box: BoundingBox(x: x, y: y, width: w, height: 29),
+                     textHeight: 29, quarterTurns: 0)
+        }
+        func book(_ title: String, _ confidence: Double) -> BookEntity {
+            BookEntity(title: title, subtitle: nil, authors: [], isbn13: nil, isbn10: nil, inLibrary: false, libraryId: nil,
+                       readingStatus: nil, source: "catalog", publisher: nil, year: nil, coverURL: nil,
+                       confidence: confidence, evidence: [])
+        }
+        let swan = (book("The Black Swan", 0.79), [line("BLACK", 200, 182, 75), line("SWAN", 205, 214, 65)])
+        // The same word one pixel lower, from the overlapping window: an echo.
+        let echo = (book("Black", 0.6), [line("BLACK", 200, 183, 75)])
+        // The same word elsewhere in the photo is another book's evidence, not an echo.
+        let elsewhere = (book("Black Beauty", 0.7), [line("BLACK", 600, 183, 75), line("BEAUTY", 600, 214, 80)])
+        // Different letters on overlapping ink (two readings of a blurred word) are not an echo either.
+        let other = (book("Slack Water", 0.65), [line("SLACK", 201, 182, 75)])
+        let kept = TextStage.withoutEchoes([echo, swan, elsewhere, other]).map { $0.title ?? "" }
+        #expect(kept == ["The Black Swan", "Black Beauty", "Slack Water"])
+    }
+
+    @Test("every spine region knows its band (the space between its edges), inside its box")
+    func bandsInsideBoxes() async throws {
+        let photo = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-2rows-perspective.jpg")).image
+        let layout = try await offPool { try SpineFinder().spines(in: photo) }
+        #expect(!layout.regions.isEmpty)
+        for region in layout.regions {
+            let band = try #require(region.band)
+            let (lo, hi) = region.layout == .spine ? (region.box.x, region.box.x + region.box.width)
+                : (region.box.y, region.box.y + region.box.height)
+            #expect(band.lowerBound >= Double(lo) - 1 && band.upperBound <= Double(hi) + 1, "\(band) outside \(region.box)")
+            #expect(band.upperBound - band.lowerBound >= 0.5 * Double(hi - lo), "band \(band) is a sliver of \(region.box)")
+        }
+    }
+
+    @Test("with spine-gray padding a spine's crop is padded with its own gray, whichever way it stands; white by default",
+          arguments: [TextRegion.Layout.spine, .lyingSpine])
+    func paddedWithSpineGray(_ layout: TextRegion.Layout) throws {
+        // A mid-gray spine (150) with darker text strokes, between white neighbours' slivers.
+        let long = 200, across = 60
+        let (width, height) = layout == .spine ? (across, long) : (long, across)
+        var pixels = [UInt8](repeating: 255, count: width * height)
+        for y in 0..<height {
+            for x in 0..<width {
+                let a = layout == .spine ? x : y, l = layout == .spine ? y : x
+                guard a >= 10 && a < 50 else { continue }
+                pixels[y * width + x] = (a >= 25 && a < 30 && l % 20 < 8) ? 40 : 150
+            }
+        }
+        let photo = try PixImage(gray: GrayBytes(width: width, height: height, pixels: pixels))
+        let region = TextRegion(layout: layout, box: BoundingBox(x: 0, y: 0, width: width, height: height), lean: 0,
+                                typicalThickness: 40, row: 0, index: 0, band: 10...50)
+        #expect(try RegionReader.spineGray(photo, region: region) == 150)
+        var reader = RegionReader()
+        reader.spineGrayPadding = true
+        for crop in try reader.crops(for: region, in: photo) {
+            let corner = try crop.grayBytes().pixels[0]
+            #expect(corner == 150, "the padding is \(corner)")
+        }
+        reader.spineGrayPadding = false
+        for crop in try reader.crops(for: region, in: photo) {
+            #expect(try crop.grayBytes().pixels[0] == 255)
+        }
+        // Without a band (a cover), white as before.
+        let cover = TextRegion(layout: .cover, box: region.box, lean: 0, typicalThickness: 40, row: 0, index: 0)
+        #expect(try RegionReader.spineGray(photo, region: cover) == nil)
+    }
+
     @Test("a front cover has no shelf: the spine finder finds (almost) no spine edges")
     func coverHasNoSpines() async throws {
         let photo = try ImageLoader().load(path: Fixtures.sample("covers/cover-dune.jpg")).image

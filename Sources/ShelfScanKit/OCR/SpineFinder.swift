@@ -25,6 +25,11 @@ public struct TextRegion: Sendable, Equatable {
     /// Shelf row (or stack) this region belongs to, and its place along that row.
     public let row: Int
     public let index: Int
+    /// The spine itself, between its two edges, across the region (x for standing spines, y for
+    /// lying ones; full-resolution pixels, measured at the row's middle). The box around it
+    /// also holds slivers of the neighbours (margins, lean); the band alone gives the spine's
+    /// own gray, which its crop can be padded with (`RegionReader.spineGrayPadding`).
+    public var band: ClosedRange<Double>? = nil
 
     /// Quarter turns (clockwise) to try when reading.
     public var quarterTurns: [Int] {
@@ -317,8 +322,11 @@ public struct SpineFinder: Sendable {
                 guard box.width >= 4, box.height >= 4 else { continue }
                 // Standing: a line whose bottom lies right of its top has turned anticlockwise.
                 // Lying (transposed), the same slope means the line descends to the right: clockwise.
+                // The band: the space between the edges at the row's middle (or the window).
+                let (lo, hi) = windows.count == 1 ? (span.left.position, span.right.position) : (a, b)
                 out.append(TextRegion(layout: lying ? .lyingSpine : .spine, box: box, lean: lying ? lean : -lean,
-                                      typicalThickness: typical * scale, row: rowIndex, index: out.count))
+                                      typicalThickness: typical * scale, row: rowIndex, index: out.count,
+                                      band: (lo * scale)...(hi * scale)))
             }
         }
         return out
