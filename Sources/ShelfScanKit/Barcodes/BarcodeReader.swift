@@ -185,7 +185,9 @@ public struct BarcodeReader: Sendable {
                 }
             }
             guard let strongest = rivals.max(by: { $0.lines < $1.lines }) else {
-                if !confirmed { BarcodeReader.log("unconfirmed weak \(code.digits) lines \(candidate.lines) coverage \(candidate.coverage) pass \(code.pass)", since: .now) }
+                if !confirmed {
+                    BarcodeReader.log("unconfirmed weak \(code.digits) (\(candidate.lines) lines, pass \(code.pass))", since: .now)
+                }
                 // Unconfirmed but uncontradicted: kept. About twenty right codes in the shared
                 // corpus are in this state, against one misread.
                 return code

@@ -176,6 +176,13 @@ public final class PixImage: @unchecked Sendable {
         try PixImage.wrap(pixGammaTRC(nil, pix, Float(1 / gamma), 0, 255), "tone curve")
     }
 
+    /// The median gray of an 8-bit image (nil when Leptonica cannot rank it).
+    public var median: UInt8? {
+        var value: UInt32 = 0
+        guard depth == 8, pixGetRankValue(pix, 1, 0.5, &value) == 0 else { return nil }
+        return UInt8(truncatingIfNeeded: value)
+    }
+
     /// Local contrast normalisation (8-bit): every region stretched to full range, which evens out
     /// glare, shadows and dim light. Tiles are about 1/6 of the image.
     public func locallyNormalized() throws(ShelfScanError) -> PixImage {

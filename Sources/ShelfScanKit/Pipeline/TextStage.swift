@@ -178,8 +178,7 @@ struct TextStage {
         for candidate in books.sorted(by: { $0.book.confidence > $1.book.confidence }) {
             let echo = !candidate.lines.isEmpty && candidate.lines.allSatisfy { line in
                 kept.contains { other in
-                    other.lines.contains { $0.box != line.box && letters($0.text) == letters(line.text)
-                        && RegionReader.overlap($0.box, line.box) > 0.5 }
+                    other.lines.contains { letters($0.text) == letters(line.text) && RegionReader.overlap($0.box, line.box) > 0.5 }
                 }
             }
             if !echo { kept.append(candidate) }
