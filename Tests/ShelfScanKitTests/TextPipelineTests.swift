@@ -129,6 +129,52 @@ struct TextPipelineTests {
         #expect(try RegionReader.spineGray(photo, region: cover) == nil)
     }
 
+    @Test("a line lies on the spine when its middle is within the band (give or take the lean), not on a neighbour's sliver")
+    func linesOnTheSpine() {
+        let box = BoundingBox(x: 80, y: 0, width: 100, height: 600)
+        let upright = TextRegion(layout: .spine, box: box, lean: 0, typicalThickness: 60, row: 0, index: 0, band: 100...160)
+        func line(x: Int, y: Int = 250, width: Int = 30) -> BoundingBox { BoundingBox(x: x, y: y, width: width, height: 200) }
+        #expect(upright.holds(line(x: 115)))       // middle 130
+        #expect(upright.holds(line(x: 145)))       // middle 160: the edge itself
+        #expect(!upright.holds(line(x: 160)))      // middle 175: the right neighbour's sliver
+        #expect(!upright.holds(line(x: 70)))       // middle 85: the left one's
+        // Leaning 5 degrees, a line near the top is shifted by up to tan(5) * 250 = 22 px.
+        let leaning = TextRegion(layout: .spine, box: box, lean: 5, typicalThickness: 60, row: 0, index: 0, band: 100...160)
+        #expect(leaning.holds(line(x: 165, y: 0, width: 10)))     // middle (170, 100): 200 px above the middle
+        #expect(!upright.holds(line(x: 165, y: 0, width: 10)))
+        // Lying spines: across is y.
+        let lying = TextRegion(layout: .lyingSpine, box: BoundingBox(x: 0, y: 80, width: 600, height: 100), lean: 0,
+                               typicalThickness: 60, row: 0, index: 0, band: 100...160)
+        #expect(lying.holds(BoundingBox(x: 200, y: 115, width: 200, height: 30)))
+        #expect(!lying.holds(BoundingBox(x: 200, y: 160, width: 200, height: 30)))
+        // Without a band, and for covers, every line counts.
+        #expect(TextRegion(layout: .spine, box: box, lean: 0, typicalThickness: 60, row: 0, index: 0).holds(line(x: 160)))
+        #expect(TextRegion(layout: .cover, box: box, lean: 0, typicalThickness: 60, row: 0, index: 0, band: 100...160).holds(line(x: 160)))
+    }
+
+    /// A mid-gray spine (Lord of the Flies, gray 100 with darker text) between a black gap and a
+    /// light neighbour, in a photo turned 2 degrees: read whole, the crop gives the neighbour's
+    /// line and nothing of the spine, and that confident line used to stop any retry.
+    @Test("a spine its neighbours' slivers spoil is read from its band alone")
+    func bandReadAlone() async throws {
+        let photo = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-2rows-rot2-vignette.jpg")).image
+        let box = BoundingBox(x: 674, y: 78, width: 72, height: 694)
+        let withBand = TextRegion(layout: .spine, box: box, lean: -2, typicalThickness: 48, row: 0, index: 5, band: 692...730)
+        let withoutBand = TextRegion(layout: .spine, box: box, lean: -2, typicalThickness: 48, row: 0, index: 5)
+        let (read, unread) = try await offPool {
+            let engine = try TesseractEngine(tessdata: Fixtures.models)
+            var reader = RegionReader()
+            reader.readDeadline = nil
+            return (try reader.read(withBand, in: photo, engine: engine), try reader.read(withoutBand, in: photo, engine: engine))
+        }
+        func flies(_ lines: [ReadLine]) -> Bool { lines.contains { TextStage.letters($0.text).contains("theflies") } }
+        #expect(flies(read), "read: \(read.map(\.text))")
+        #expect(!flies(unread), "without its band the crop reads \(unread.map(\.text))")
+        // The line is placed on the spine in the photo, not on the neighbour.
+        let line = try #require(read.first { TextStage.letters($0.text).contains("theflies") })
+        #expect(withBand.holds(line.box), "\(line.box)")
+    }
+
     @Test("a front cover has no shelf: the spine finder finds (almost) no spine edges")
     func coverHasNoSpines() async throws {
         let photo = try ImageLoader().load(path: Fixtures.sample("covers/cover-dune.jpg")).image

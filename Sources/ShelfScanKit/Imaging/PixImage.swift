@@ -177,10 +177,15 @@ public final class PixImage: @unchecked Sendable {
     }
 
     /// The median gray of an 8-bit image (nil when Leptonica cannot rank it).
-    public var median: UInt8? {
+    public var median: UInt8? { rank(0.5) }
+
+    /// The gray that `fraction` (0-1) of an 8-bit image's pixels are darker than (nil when
+    /// Leptonica cannot rank it).
+    public func rank(_ fraction: Double) -> UInt8? {
         var value: UInt32 = 0
-        guard depth == 8, pixGetRankValue(pix, 1, 0.5, &value) == 0 else { return nil }
-        return UInt8(truncatingIfNeeded: value)
+        guard depth == 8, pixGetRankValue(pix, 1, Float(min(1, max(0, fraction))), &value) == 0 else { return nil }
+        // Leptonica interpolates within a bin: the top of bin 255 comes back as 256.
+        return UInt8(min(255, value))
     }
 
     /// Local contrast normalisation (8-bit): every region stretched to full range, which evens out

@@ -12,6 +12,29 @@ public struct ReadLine: Sendable, Codable, Equatable {
     /// Quarter turns (clockwise) under which it was read: 1 means the spine reads bottom to top
     /// (turning it clockwise makes it upright), 3 top to bottom, 0 upright, 2 upside down.
     public let quarterTurns: Int
+    /// Tesseract's confidence in the whole line as read, unsure words included (0-100): what
+    /// decides between two directions read over the same ink. Upside down, a spine can keep one
+    /// confident word ("NOW" reads "MON") among junk that the word filter drops.
+    public let readingConfidence: Double
+
+    public init(text: String, confidence: Double, box: BoundingBox, textHeight: Double, quarterTurns: Int,
+                readingConfidence: Double? = nil) {
+        self.text = text
+        self.confidence = confidence
+        self.box = box
+        self.textHeight = textHeight
+        self.quarterTurns = quarterTurns
+        self.readingConfidence = readingConfidence ?? confidence
+    }
+
+    enum CodingKeys: String, CodingKey { case text, confidence, box, textHeight, quarterTurns }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(text: try c.decode(String.self, forKey: .text), confidence: try c.decode(Double.self, forKey: .confidence),
+                  box: try c.decode(BoundingBox.self, forKey: .box), textHeight: try c.decode(Double.self, forKey: .textHeight),
+                  quarterTurns: try c.decode(Int.self, forKey: .quarterTurns))
+    }
 }
 
 /// Reads the text of regions: crops from the full-resolution photo, turns each crop upright,
@@ -49,65 +72,114 @@ public struct RegionReader: Sendable {
     /// so that a thin spine read confidently the usual way need not be read the other way too.
     public func read(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
                      votes: DirectionVotes? = nil) throws(ShelfScanError) -> [ReadLine] {
-        let (sized, factor, offsetX, offsetY, background) = try prepare(region, in: image)
+        let p = try prepare(region, in: image)
         // One spine (not several whose edges went unseen) can only read one way.
         let across = region.layout == .lyingSpine ? Double(region.box.height) : Double(region.box.width)
         let single = region.layout != .cover && across <= region.typicalThickness * 1.4
         var turns = region.quarterTurns
         if let preferred = votes?.preferred(among: turns) { turns.sort { a, _ in a == preferred } }
-        var lines = try read(sized, turns: turns, single: single, region: region, factor: factor,
-                             offset: (offsetX, offsetY), background: background, engine: engine, thresholding: .global)
-        // Neither direction gave a confident line: global thresholding may have failed on this
-        // crop (glare, padding, a dark neighbour); read it again with a local threshold.
-        if !lines.contains(where: { $0.confidence >= retryBelow }) {
-            lines += try read(sized, turns: turns, single: single, region: region, factor: factor,
-                              offset: (offsetX, offsetY), background: background, engine: engine, thresholding: .local)
+        var lines = try read(p.sized, turns: turns, single: single, region: region, factor: p.factor,
+                             offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global)
+        // A confident line on the spine itself (a neighbour's sliver does not count).
+        func onSpine() -> Bool { lines.contains { $0.confidence >= retryBelow && region.holds($0.box) } }
+        // Nothing confident on the spine: its neighbours' slivers may have spoilt the reading (a
+        // mid-gray spine between a black gap and a light neighbour: Tesseract reads the
+        // neighbour's line and nothing of the spine). Read the spine's band alone (SampleImages
+        // 201 to 212 of 267 books, real shelves 181 to 198 of 615, both with the deadline off);
+        // then, if still nothing, the whole crop with a local threshold (glare, shade).
+        if !onSpine(), let band = try bandCrop(p, region: region) {
+            lines += try read(band.image, turns: turns, single: true, region: region, factor: p.factor,
+                              offset: band.offset, background: band.background, engine: engine, thresholding: .global, tag: "-band")
+        }
+        if !onSpine() {
+            lines += try read(p.sized, turns: turns, single: single, region: region, factor: p.factor,
+                              offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .local)
         }
         let kept = Self.keepBest(lines)
         for line in kept where line.confidence >= 80 { votes?.add(line.quarterTurns) }
         return kept
     }
 
-    /// The region cut from `image`, gray, upright and scaled for reading; the scale factor and
-    /// the offsets deskewing added.
-    /// `background`: the gray the crop is padded with (white, or see `spineGray`).
-    func prepare(_ region: TextRegion, in image: PixImage) throws(ShelfScanError)
-        -> (PixImage, Double, Double, Double, background: UInt32)
-    {
+    /// A region cut from the photo, gray, upright and scaled for reading.
+    struct Prepared {
+        var sized: PixImage
+        var factor: Double
+        /// What deskewing added to each side (upright pixels, before scaling).
+        var offsetX: Double
+        var offsetY: Double
+        /// The gray the crop is padded with (white, or see `spineGray`).
+        var background: UInt32
+        /// The spine's band across `sized` (pixels), nil without one.
+        var band: Range<Int>?
+    }
+
+    /// The region cut from `image`, gray, upright and scaled for reading.
+    func prepare(_ region: TextRegion, in image: PixImage) throws(ShelfScanError) -> Prepared {
         let crop = try image.cropped(to: region.box)
         let gray = try crop.grayscale()
         // Turn leaning spines back upright (white comes in at the corners).
         let upright = abs(region.lean) >= 1.5 ? try gray.rotated(degrees: -region.lean) : gray
         let offsetX = Double(upright.width - gray.width) / 2, offsetY = Double(upright.height - gray.height) / 2
-        let background = spineGrayPadding ? try Self.spineGray(upright, region: region) : nil
+        let offset = region.layout == .spine ? offsetX : offsetY
+        let band = Self.bandSpan(region, upright: upright, offset: offset)
+        let background = spineGrayPadding ? try Self.spineGray(upright, region: region, offset: offset) : nil
         let factor = scale(for: region, width: upright.width, height: upright.height)
         let sized = abs(factor - 1) > 0.08 ? try upright.scaled(by: factor) : upright
-        return (sized, factor, offsetX, offsetY, background.map(UInt32.init) ?? 255)
+        let scaled = band.map { Int((Double($0.lowerBound) * factor).rounded())..<Int((Double($0.upperBound) * factor).rounded()) }
+        return Prepared(sized: sized, factor: factor, offsetX: offsetX, offsetY: offsetY,
+                        background: background.map(UInt32.init) ?? 255, band: scaled)
+    }
+
+    /// Where the region's band lies across its upright crop (pixels); nil for covers, regions
+    /// without a band, and bands under 4 pixels. Turning about the crop's centre keeps a point
+    /// on its middle line at the same offset from the centre (to within cos(lean)), and the
+    /// turned canvas grew by `offset` on each side.
+    static func bandSpan(_ region: TextRegion, upright: PixImage, offset: Double) -> Range<Int>? {
+        guard let band = region.band, region.layout != .cover else { return nil }
+        let standing = region.layout == .spine
+        let across = standing ? upright.width : upright.height
+        let start = Double(standing ? region.box.x : region.box.y) - offset
+        let lo = max(0, Int((band.lowerBound - start).rounded(.up)))
+        let hi = min(across, Int((band.upperBound - start).rounded(.down)))
+        return hi - lo >= 4 ? lo..<hi : nil
     }
 
     /// The spine's typical gray (the median of its band, between its edges), which its crop can
     /// be padded with (`spineGrayPadding`). Tesseract thresholds the whole image at one level
     /// (Otsu): white padding around a mid-gray spine can make that level separate the padding
-    /// from the spine, which turns black, text and all. Nil (white padding) for covers and
-    /// regions without a band.
+    /// from the spine, which turns black, text and all. Nil (white padding) without a band.
     ///
     /// Painting the neighbours' slivers beyond the band over in that gray as well was tried and
     /// made recall worse (real shelves about 180 to 154 of 615 books): the band is known only to
     /// a pixel or two of the reduced copy, and text near an edge was cut.
-    static func spineGray(_ upright: PixImage, region: TextRegion) throws(ShelfScanError) -> UInt8? {
-        guard let band = region.band, region.layout != .cover else { return nil }
+    static func spineGray(_ upright: PixImage, region: TextRegion, offset: Double = 0) throws(ShelfScanError) -> UInt8? {
+        guard let band = bandSpan(region, upright: upright, offset: offset) else { return nil }
+        return try strip(of: upright, across: band, standing: region.layout == .spine).median
+    }
+
+    /// The part of `image` within `span` across the spine (columns standing, rows lying).
+    static func strip(of image: PixImage, across span: Range<Int>, standing: Bool) throws(ShelfScanError) -> PixImage {
+        try image.cropped(to: standing
+            ? BoundingBox(x: span.lowerBound, y: 0, width: span.count, height: image.height)
+            : BoundingBox(x: 0, y: span.lowerBound, width: image.width, height: span.count))
+    }
+
+    /// The band alone, with a small margin (the band is known to a pixel or two of the reduced
+    /// copy), padded with its own gray; nil when the band is most of the crop anyway. The offset
+    /// maps it back to the photo as `read` expects.
+    func bandCrop(_ p: Prepared, region: TextRegion) throws(ShelfScanError)
+        -> (image: PixImage, offset: (Double, Double), background: UInt32)?
+    {
+        guard let band = p.band else { return nil }
         let standing = region.layout == .spine
-        let across = standing ? upright.width : upright.height
-        // Turning about the crop's centre keeps a point on its middle line at the same offset
-        // from the centre (to within cos(lean)); the crop starts at the box.
-        let start = Double(standing ? region.box.x : region.box.y)
-        let lo = max(0, Int((band.lowerBound - start).rounded(.up)))
-        let hi = min(across, Int((band.upperBound - start).rounded(.down)))
-        guard hi - lo >= 4 else { return nil }
-        let spine = try upright.cropped(to: standing
-            ? BoundingBox(x: lo, y: 0, width: hi - lo, height: upright.height)
-            : BoundingBox(x: 0, y: lo, width: upright.width, height: hi - lo))
-        return spine.median
+        let across = standing ? p.sized.width : p.sized.height
+        let margin = max(3, band.count / 8)
+        let lo = max(0, band.lowerBound - margin), hi = min(across, band.upperBound + margin)
+        guard Double(hi - lo) < 0.8 * Double(across) else { return nil }
+        let image = try Self.strip(of: p.sized, across: lo..<hi, standing: standing)
+        let shift = Double(lo) / p.factor
+        let offset = standing ? (p.offsetX - shift, p.offsetY) : (p.offsetX, p.offsetY - shift)
+        return (image, offset, UInt32(try Self.strip(of: p.sized, across: band, standing: standing).median ?? 255))
     }
 
     /// The images Tesseract is given for `region`, one per reading direction tried (for
@@ -116,7 +188,7 @@ public struct RegionReader: Sendable {
         var out: [PixImage] = []
         let prepared = try prepare(region, in: image)
         for turns in region.quarterTurns {
-            out.append(try prepared.0.rotated(quarterTurns: turns).padded(by: Self.pad, gray: prepared.background))
+            out.append(try prepared.sized.rotated(quarterTurns: turns).padded(by: Self.pad, gray: prepared.background))
         }
         return out
     }
@@ -125,18 +197,22 @@ public struct RegionReader: Sendable {
 
     private func read(_ sized: PixImage, turns: [Int], single: Bool, region: TextRegion, factor: Double,
                       offset: (Double, Double), background: UInt32, engine: TesseractEngine,
-                      thresholding: Thresholding) throws(ShelfScanError) -> [ReadLine] {
+                      thresholding: Thresholding, tag: String = "") throws(ShelfScanError) -> [ReadLine] {
         let (offsetX, offsetY) = offset
         let pad = Self.pad
         var lines: [ReadLine] = []
         for turns in turns {
             if single, lines.contains(where: { $0.confidence >= 85 }) { break }
             let turned = try sized.rotated(quarterTurns: turns).padded(by: pad, gray: background)
+            let t0 = ContinuousClock.now
             let page = try engine.recognize(turned, layout: region.layout == .cover ? .auto : .block, thresholding: thresholding,
                                             deadline: region.layout == .cover ? nil : readDeadline)
+            if Self.traceReads {
+                FileHandle.standardError.write(Data("READ r\(region.row)-\(region.index) q\(turns) \(thresholding == .local ? "local" : "global")\(tag) \(turned.width)x\(turned.height) \(String(format: "%.0f", t0.millisecondsElapsed)) ms lines \(page.lines.count) best \(Int(page.lines.map(\.confidence).max() ?? 0))\n".utf8))
+            }
             if let folder = Self.debugFolder {
                 let text = page.lines.map { "\(Int($0.confidence)) \($0.text)" }.joined(separator: " | ")
-                let name = "r\(region.row)-\(region.index)-q\(turns)\(thresholding == .local ? "-local" : "")"
+                let name = "r\(region.row)-\(region.index)-q\(turns)\(thresholding == .local ? "-local" : "")\(tag)"
                 try? turned.writePNG(to: "\(folder)/\(name).png")
                 try? Data("\(region.box) lean \(region.lean) scale \(factor)\n\(text)\n".utf8).write(to: URL(fileURLWithPath: "\(folder)/\(name).txt"))
             }
@@ -166,11 +242,16 @@ public struct RegionReader: Sendable {
                 let y0 = min(corners[0].1, corners[1].1), y1 = max(corners[0].1, corners[1].1)
                 let box = BoundingBox(x: Int(x0), y: Int(y0), width: max(1, Int(x1 - x0)), height: max(1, Int(y1 - y0)))
                 lines.append(ReadLine(text: line.text, confidence: line.confidence, box: box,
-                                      textHeight: Double(b.height) / factor, quarterTurns: turns))
+                                      textHeight: Double(b.height) / factor, quarterTurns: turns,
+                                      readingConfidence: raw.confidence))
             }
         }
         return lines
     }
+
+    /// `SHELFSCAN_TRACE_READS=1`: every recognition on stderr (region, turn, threshold, size,
+    /// milliseconds, lines, best confidence), to see where OCR time goes.
+    static let traceReads = ProcessInfo.processInfo.environment["SHELFSCAN_TRACE_READS"] != nil
 
     /// `SHELFSCAN_DEBUG_REGIONS=DIR`: every crop as read, with what was read (development aid).
     static let debugFolder = ProcessInfo.processInfo.environment["SHELFSCAN_DEBUG_REGIONS"]
@@ -202,9 +283,10 @@ public struct RegionReader: Sendable {
         }
     }
 
-    /// Where lines read in different directions cover the same ink, the more confident reading wins.
+    /// Where lines read in different directions cover the same ink, the reading Tesseract was
+    /// surer of as a whole wins (not the one with the surest surviving words).
     static func keepBest(_ lines: [ReadLine]) -> [ReadLine] {
-        let ordered = lines.sorted { $0.confidence > $1.confidence }
+        let ordered = lines.sorted { $0.readingConfidence > $1.readingConfidence }
         var kept: [ReadLine] = []
         for line in ordered {
             let clash = kept.contains { other in

@@ -31,6 +31,19 @@ public struct TextRegion: Sendable, Equatable {
     /// own gray, which its crop can be padded with (`RegionReader.spineGrayPadding`).
     public var band: ClosedRange<Double>? = nil
 
+    /// True when `line` (a box in the photo) lies on the spine itself rather than on a
+    /// neighbour's sliver: its middle, across the spine, falls within the band, give or take
+    /// what the lean shifts it by away from the row's middle. Always true without a band.
+    public func holds(_ line: BoundingBox) -> Bool {
+        guard let band, layout != .cover else { return true }
+        let standing = layout == .spine
+        let across = standing ? Double(line.x) + Double(line.width) / 2 : Double(line.y) + Double(line.height) / 2
+        let along = standing ? Double(line.y) + Double(line.height) / 2 : Double(line.x) + Double(line.width) / 2
+        let middle = standing ? Double(box.y) + Double(box.height) / 2 : Double(box.x) + Double(box.width) / 2
+        let slack = abs((along - middle) * tan(lean * .pi / 180)) + 2
+        return across >= band.lowerBound - slack && across <= band.upperBound + slack
+    }
+
     /// Quarter turns (clockwise) to try when reading.
     public var quarterTurns: [Int] {
         switch layout {

@@ -131,14 +131,31 @@ struct TextStage {
                 }
                 groups = [Group(first: 0, last: ordered.count - 1, matches: best)]
             } else {
+                var spans: [(first: Int, last: Int)] = []
                 for first in ordered.indices {
                     for last in first..<min(ordered.count, first + 4) {
                         // Within one region, or across one edge that may have been a false one.
                         if ordered[last].position - ordered[first].position > 1 { break }
-                        let span = ordered[first...last]
-                        let m = matcher.matches(for: Self.regionText(span.map(\.line)))
-                        if let top = m.first, top.score >= minimumScore { groups.append(Group(first: first, last: last, matches: m)) }
+                        spans.append((first, last))
                     }
+                }
+                // Both cores: a full shelf row is a few hundred spans.
+                let results = ResultSlots<[BookMatch]>(count: spans.count)
+                let lines = ordered.map(\.line), cut = spans
+                DispatchQueue.concurrentPerform(iterations: cut.count) { i in
+                    let span = lines[cut[i].first...cut[i].last]
+                    results.set(i, matcher.matches(for: Self.regionText(Array(span))))
+                }
+                for (span, m) in zip(spans, results.values) {
+                    if let m, let top = m.first, top.score >= minimumScore { groups.append(Group(first: span.first, last: span.last, matches: m)) }
+                }
+            }
+            if SpineFinder.trace {
+                for (i, o) in ordered.enumerated() {
+                    FileHandle.standardError.write(Data("  row \(rowKey) line \(i) region \(regions[o.region].index) q\(o.line.quarterTurns) \(Int(o.line.confidence)) \"\(o.line.text)\"\n".utf8))
+                }
+                for g in groups {
+                    FileHandle.standardError.write(Data("    group \(g.first)-\(g.last) \(g.matches.prefix(2).map { "\($0.book.title) \(String(format: "%.2f", $0.score))" })\n".utf8))
                 }
             }
             for g in Self.schedule(groups, count: ordered.count, threshold: minimumScore) {
