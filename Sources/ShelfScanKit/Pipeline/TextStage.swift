@@ -29,14 +29,20 @@ struct TextStage {
     /// Matches scoring below this are not books.
     let minimumScore: Double
 
-    func run(_ image: PixImage, mode: ScanMode) throws(ShelfScanError) -> TextFindings {
+    /// `spines`: the regions, and the time finding them took, when already found.
+    func run(_ image: PixImage, mode: ScanMode, spines: (regions: [TextRegion], milliseconds: Double)? = nil) throws(ShelfScanError) -> TextFindings {
         var findings = TextFindings()
         var clock = ContinuousClock.now
         var regions: [TextRegion] = []
-        if mode != .cover {
-            regions = try finder.spines(in: image).regions
+        if let spines, mode != .cover {
+            regions = spines.regions
+            findings.regionsMilliseconds = spines.milliseconds
+        } else {
+            if mode != .cover {
+                regions = try finder.spines(in: image).regions
+            }
+            findings.regionsMilliseconds = clock.millisecondsElapsed
         }
-        findings.regionsMilliseconds = clock.millisecondsElapsed
         if !regions.isEmpty {
             clock = .now
             let lines = try read(regions, in: image)
