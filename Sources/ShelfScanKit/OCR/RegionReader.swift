@@ -55,7 +55,7 @@ public struct RegionReader: Sendable {
     public var minimumWordConfidence = 40.0
 
     /// Pad spine crops with the spine's own gray instead of white (`spineGray`); `SHELFSCAN_PAD=spine`.
-    /// Off by default: measured without the read deadline, it finds 214 of 267 SampleImages books
+    /// Off by default: measured without the read deadline, before the band retry, it found 214 of 267 SampleImages books
     /// instead of 199 and returns 5 fewer unconfirmed books on the real shelves (178 of 615 found
     /// instead of 181), but the 12 MP benchmark shelf takes 3.9 s instead of 2.8 s (more regions
     /// fail the first reading and are read again).

@@ -27,8 +27,9 @@ public struct TextRegion: Sendable, Equatable {
     public let index: Int
     /// The spine itself, between its two edges, across the region (x for standing spines, y for
     /// lying ones; full-resolution pixels, measured at the row's middle). The box around it
-    /// also holds slivers of the neighbours (margins, lean); the band alone gives the spine's
-    /// own gray, which its crop can be padded with (`RegionReader.spineGrayPadding`).
+    /// also holds slivers of the neighbours (margins, lean): the band tells a line of the spine
+    /// from a neighbour's (`holds`), is what is read alone when the whole crop gives nothing of
+    /// the spine, and gives the spine's own gray (`RegionReader.spineGrayPadding`).
     public var band: ClosedRange<Double>? = nil
 
     /// True when `line` (a box in the photo) lies on the spine itself rather than on a

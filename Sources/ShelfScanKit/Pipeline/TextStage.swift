@@ -34,15 +34,10 @@ struct TextStage {
         var findings = TextFindings()
         var clock = ContinuousClock.now
         var regions: [TextRegion] = []
-        if let spines, mode != .cover {
-            regions = spines.regions
-            findings.regionsMilliseconds = spines.milliseconds
-        } else {
-            if mode != .cover {
-                regions = try finder.spines(in: image).regions
-            }
-            findings.regionsMilliseconds = clock.millisecondsElapsed
+        if mode != .cover {
+            if let spines { regions = spines.regions } else { regions = try finder.spines(in: image).regions }
         }
+        findings.regionsMilliseconds = spines.map(\.milliseconds) ?? clock.millisecondsElapsed
         if !regions.isEmpty {
             clock = .now
             let lines = try read(regions, in: image)
@@ -137,20 +132,17 @@ struct TextStage {
                 }
                 groups = [Group(first: 0, last: ordered.count - 1, matches: best)]
             } else {
-                var spans: [(first: Int, last: Int)] = []
-                for first in ordered.indices {
-                    for last in first..<min(ordered.count, first + 4) {
-                        // Within one region, or across one edge that may have been a false one.
-                        if ordered[last].position - ordered[first].position > 1 { break }
-                        spans.append((first, last))
-                    }
+                // Within one region, or across one edge that may have been a false one.
+                let spans: [(first: Int, last: Int)] = ordered.indices.flatMap { first in
+                    (first..<min(ordered.count, first + 4))
+                        .prefix { ordered[$0].position - ordered[first].position <= 1 }
+                        .map { (first, $0) }
                 }
                 // Both cores: a full shelf row is a few hundred spans.
                 let results = ResultSlots<[BookMatch]>(count: spans.count)
-                let lines = ordered.map(\.line), cut = spans
-                DispatchQueue.concurrentPerform(iterations: cut.count) { i in
-                    let span = lines[cut[i].first...cut[i].last]
-                    results.set(i, matcher.matches(for: Self.regionText(Array(span))))
+                let lines = ordered.map(\.line)
+                DispatchQueue.concurrentPerform(iterations: spans.count) { i in
+                    results.set(i, matcher.matches(for: Self.regionText(Array(lines[spans[i].first...spans[i].last]))))
                 }
                 for (span, m) in zip(spans, results.values) {
                     if let m, let top = m.first, top.score >= minimumScore { groups.append(Group(first: span.first, last: span.last, matches: m)) }
