@@ -118,8 +118,10 @@ struct Stream: AsyncParsableCommand {
         signal(SIGINT, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler {
-            scanner.interrupt()
+        // Weak: Dispatch releases a handler on one of its threads after `cancel`, and the
+        // scanner's last reference (its Tesseract engines) must go here, not race `exit`.
+        interrupt.setEventHandler { [weak scanner] in
+            scanner?.interrupt()
             // _exit, not exit: the OCR thread may be inside Tesseract, whose static destructors
             // must not run under it. Events went straight to the descriptor; nothing is buffered.
             _exit(0)

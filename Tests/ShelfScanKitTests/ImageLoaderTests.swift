@@ -1,3 +1,4 @@
+import CLeptonica
 import Foundation
 import Testing
 @testable import ShelfScanKit
@@ -229,6 +230,23 @@ struct ImageFormatTests {
         }
         // 128 under gamma 2 is about 255 * (128/255)^2 = 64.
         #expect(abs(Int(darker[2]) - 64) <= 2)
+    }
+
+    @Test("one image worked on from two threads at once keeps its reference count (Leptonica clones it inside)")
+    func sharedAcrossThreads() throws {
+        var generator = SplitMix64(state: 7)
+        let image = try PixImage(gray: GrayBytes(width: 64, height: 48, pixels: (0..<64 * 48).map { _ in
+            UInt8(truncatingIfNeeded: generator.next())
+        }))
+        // pixScaleGeneral and pixGetRankValue take a clone of their input and destroy it; with a
+        // plain integer count, two threads doing it at once lose updates.
+        let failures = ResultSlots<Bool>(count: 4000)
+        DispatchQueue.concurrentPerform(iterations: 4000) { i in
+            let ok = (try? image.scaled(by: 1.5)) != nil && image.rank(0.5) != nil
+            failures.set(i, !ok)
+        }
+        #expect(failures.values.allSatisfy { $0 == false })
+        #expect(image.withPix { pixGetRefcount($0) } == 1)
     }
 
     @Test("decoding from memory gives the same image as from the file", arguments: [

@@ -135,7 +135,7 @@ enum LeptonicaEncoder {
     static func encode(_ image: PixImage, as format: ImageFormat) throws -> [UInt8] {
         var data: UnsafeMutablePointer<UInt8>?
         var size = 0
-        guard pixWriteMem(&data, &size, image.pix, fileFormat(format)) == 0, let data, size > 0 else {
+        guard image.withPix({ pixWriteMem(&data, &size, $0, fileFormat(format)) }) == 0, let data, size > 0 else {
             throw FixtureError("Leptonica cannot write \(format.rawValue)")
         }
         defer { free(data) }

@@ -1,22 +1,42 @@
 import CLeptonica
+import Foundation
 
 /// An owned Leptonica image. Every operation returns a new image; none mutates `self`.
 ///
-/// `@unchecked Sendable`: the wrapped `Pix` is never modified after construction and never shared
-/// through `pixClone` (whose reference count is not atomic), so handing the object to another thread
-/// can only ever lead to concurrent reads of immutable pixel memory.
+/// `@unchecked Sendable`: the pixels are never modified after construction, and every Leptonica
+/// call that takes the `Pix` runs under `access`. The lock matters because several of those calls
+/// take a clone internally (`pixScaleGeneral`, `pixGetRankValue`, Tesseract's `SetImage`), and
+/// Leptonica 1.82's reference count is a plain integer: two threads cloning and destroying the same
+/// image at once can lose a count, and the pixels are then freed twice. `ShelfScanner` reads the
+/// barcodes and finds the spines on one image at the same time; both scale it first.
 public final class PixImage: @unchecked Sendable {
-    let pix: UnsafeMutablePointer<Pix>
+    private let pix: UnsafeMutablePointer<Pix>
+    private let access = NSLock()
 
     /// Takes ownership of `pix`; it is freed with `pixDestroy` when the object goes away.
     init(owning pix: UnsafeMutablePointer<Pix>) {
         self.pix = pix
     }
 
+    /// Runs `body` with the `Pix`, no other thread using it meanwhile. `body` must not keep a
+    /// clone of it beyond its return, nor call another method of this image (the lock is not
+    /// recursive).
+    func withPix<T, E: Error>(_ body: (UnsafeMutablePointer<Pix>) throws(E) -> T) throws(E) -> T {
+        access.lock()
+        defer { access.unlock() }
+        return try body(pix)
+    }
+
     /// Wraps a Leptonica result, turning a null return into a typed error.
     static func wrap(_ pix: UnsafeMutablePointer<Pix>?, _ what: @autoclosure () -> String) throws(ShelfScanError) -> PixImage {
         guard let pix else { throw ShelfScanError(.corruptImage, "image operation failed: \(what())") }
         return PixImage(owning: pix)
+    }
+
+    /// A new image made by one Leptonica call on this one, under the lock.
+    private func derived(_ what: @autoclosure () -> String,
+                         _ make: (UnsafeMutablePointer<Pix>) -> UnsafeMutablePointer<Pix>?) throws(ShelfScanError) -> PixImage {
+        try PixImage.wrap(withPix(make), what())
     }
 
     deinit {
@@ -32,8 +52,8 @@ public final class PixImage: @unchecked Sendable {
     /// An 8-bit grayscale version (luminance for colour images, colormaps removed).
     public func grayscale() throws(ShelfScanError) -> PixImage {
         if depth == 8 && pixGetColormap(pix) == nil { return try copy() }
-        if depth == 32 { return try PixImage.wrap(pixConvertRGBToLuminance(pix), "grayscale") }
-        return try PixImage.wrap(pixConvertTo8(pix, 0), "grayscale")
+        if depth == 32 { return try derived("grayscale") { pixConvertRGBToLuminance($0) } }
+        return try derived("grayscale") { pixConvertTo8($0, 0) }
     }
 
     /// The part of the image inside `box` (clamped to the image).
@@ -45,7 +65,7 @@ public final class PixImage: @unchecked Sendable {
         }
         var owned: UnsafeMutablePointer<Box>? = b
         defer { boxDestroy(&owned) }
-        return try PixImage.wrap(pixClipRectangle(pix, b, nil), "crop")
+        return try derived("crop") { pixClipRectangle($0, b, nil) }
     }
 
     /// An 8-bit gray version no larger than `maxSide` on its long side, shrinking colour images
@@ -57,7 +77,7 @@ public final class PixImage: @unchecked Sendable {
         // carries most of the luminance), which costs a fraction of averaging 12 megapixels.
         let subsample = side / maxSide
         if depth == 32 && subsample >= 2 {
-            let small = try PixImage.wrap(pixScaleRGBToGrayFast(pix, Int32(subsample), Int32(COLOR_GREEN)), "grayscale")
+            let small = try derived("grayscale") { pixScaleRGBToGrayFast($0, Int32(subsample), Int32(COLOR_GREEN)) }
             return try small.fitting(maxSide: maxSide)
         }
         let factor = Double(maxSide) / Double(side)
@@ -69,7 +89,7 @@ public final class PixImage: @unchecked Sendable {
 
     /// A colour copy with rectangles drawn on it (line width scaled to the image).
     public func annotated(_ boxes: [(box: BoundingBox, rgb: (UInt8, UInt8, UInt8))]) throws(ShelfScanError) -> PixImage {
-        let colour = try PixImage.wrap(pixConvertTo32(pix), "annotation")
+        let colour = try derived("annotation") { pixConvertTo32($0) }
         let line = Int32(max(2, max(width, height) / 400))
         for (b, c) in boxes {
             guard let box = boxCreate(Int32(b.x), Int32(b.y), Int32(max(1, b.width)), Int32(max(1, b.height))) else { continue }
@@ -82,7 +102,7 @@ public final class PixImage: @unchecked Sendable {
 
     /// Writes the image as a PNG file.
     public func writePNG(to path: String) throws(ShelfScanError) {
-        guard pixWrite(path, pix, Int32(IFF_PNG)) == 0 else {
+        guard withPix({ pixWrite(path, $0, Int32(IFF_PNG)) }) == 0 else {
             throw ShelfScanError(.unreadableFile, "\(path): cannot write the picture; check the folder")
         }
     }
@@ -98,23 +118,23 @@ public final class PixImage: @unchecked Sendable {
         case .pnm: code = Int32(IFF_PNM)
         default: code = Int32(IFF_PNG)
         }
-        guard pixWrite(path, pix, code) == 0 else {
+        guard withPix({ pixWrite(path, $0, code) }) == 0 else {
             throw ShelfScanError(.unreadableFile, "\(path): cannot write the picture as \(format); check the folder")
         }
     }
 
     /// A deep copy.
     public func copy() throws(ShelfScanError) -> PixImage {
-        try PixImage.wrap(pixCopy(nil, pix), "copy")
+        try derived("copy") { pixCopy(nil, $0) }
     }
 
     /// Scaled by `factor` (area-averaged when shrinking, interpolated when enlarging).
     public func scaled(by factor: Double) throws(ShelfScanError) -> PixImage {
         let f = Float(factor)
         if factor < 0.7 && depth >= 8 && pixGetColormap(pix) == nil {
-            return try PixImage.wrap(pixScaleAreaMap(pix, f, f), "scale")
+            return try derived("scale") { pixScaleAreaMap($0, f, f) }
         }
-        return try PixImage.wrap(pixScale(pix, f, f), "scale")
+        return try derived("scale") { pixScale($0, f, f) }
     }
 
     /// Scaled down so that neither side exceeds `maxSide` (returns a copy when it already fits).
@@ -128,52 +148,51 @@ public final class PixImage: @unchecked Sendable {
     public func rotated(quarterTurns: Int) throws(ShelfScanError) -> PixImage {
         let q = ((quarterTurns % 4) + 4) % 4
         if q == 0 { return try copy() }
-        return try PixImage.wrap(pixRotateOrth(pix, Int32(q)), "rotate")
+        return try derived("rotate") { pixRotateOrth($0, Int32(q)) }
     }
 
     /// Rotated by an arbitrary angle in degrees (clockwise), bringing in white at the corners
     /// and growing the canvas so nothing is cut off.
     public func rotated(degrees: Double) throws(ShelfScanError) -> PixImage {
         let radians = Float(degrees * Double.pi / 180)
-        return try PixImage.wrap(
-            pixRotate(pix, radians, Int32(L_ROTATE_AREA_MAP), Int32(L_BRING_IN_WHITE),
-                      Int32(width), Int32(height)), "rotate")
+        let (w, h) = (Int32(width), Int32(height))
+        return try derived("rotate") { pixRotate($0, radians, Int32(L_ROTATE_AREA_MAP), Int32(L_BRING_IN_WHITE), w, h) }
     }
 
     /// With a border of `pixels` on every side, white (or `gray` for 8-bit images).
     /// Tesseract reads text touching the edge of its image poorly.
     public func padded(by pixels: Int, gray: UInt32 = 255) throws(ShelfScanError) -> PixImage {
         let value: UInt32 = depth == 32 ? 0xffff_ff00 : (depth == 1 ? 0 : gray)
-        return try PixImage.wrap(pixAddBorder(pix, Int32(pixels), value), "border")
+        return try derived("border") { pixAddBorder($0, Int32(pixels), value) }
     }
 
     /// Mirrored left-right.
     public func flippedHorizontally() throws(ShelfScanError) -> PixImage {
-        try PixImage.wrap(pixFlipLR(nil, pix), "flip")
+        try derived("flip") { pixFlipLR(nil, $0) }
     }
 
     /// Mirrored top-bottom.
     public func flippedVertically() throws(ShelfScanError) -> PixImage {
-        try PixImage.wrap(pixFlipTB(nil, pix), "flip")
+        try derived("flip") { pixFlipTB(nil, $0) }
     }
 
     /// A 3x3 (or larger) median filter over an 8-bit image: removes noise while keeping bar edges.
     public func medianFiltered(size: Int = 3) throws(ShelfScanError) -> PixImage {
-        try PixImage.wrap(pixMedianFilter(pix, Int32(size), Int32(size)), "median filter")
+        try derived("median filter") { pixMedianFilter($0, Int32(size), Int32(size)) }
     }
 
     /// Contrast stretched so the darkest pixel becomes black and the brightest white, then a
     /// further S-curve of `factor` (0.5 is strong). 8-bit input.
     public func contrastEnhanced(factor: Double = 0.5) throws(ShelfScanError) -> PixImage {
-        let stretched = try PixImage.wrap(pixMaxDynamicRange(pix, Int32(L_LINEAR_SCALE)), "contrast")
-        return try PixImage.wrap(pixContrastTRC(nil, stretched.pix, Float(factor)), "contrast")
+        let stretched = try derived("contrast") { pixMaxDynamicRange($0, Int32(L_LINEAR_SCALE)) }
+        return try stretched.derived("contrast") { pixContrastTRC(nil, $0, Float(factor)) }
     }
 
     /// A tone curve, 8-bit: `gamma` above 1 darkens the mid-tones (thin, faint bars grow), below 1
     /// lightens them (bars spread by ink or blur shrink).
     public func gammaAdjusted(_ gamma: Double) throws(ShelfScanError) -> PixImage {
         // Leptonica's gamma is the reciprocal: its values above 1 lighten.
-        try PixImage.wrap(pixGammaTRC(nil, pix, Float(1 / gamma), 0, 255), "tone curve")
+        try derived("tone curve") { pixGammaTRC(nil, $0, Float(1 / gamma), 0, 255) }
     }
 
     /// The median gray of an 8-bit image (nil when Leptonica cannot rank it).
@@ -183,7 +202,7 @@ public final class PixImage: @unchecked Sendable {
     /// Leptonica cannot rank it).
     public func rank(_ fraction: Double) -> UInt8? {
         var value: UInt32 = 0
-        guard depth == 8, pixGetRankValue(pix, 1, Float(min(1, max(0, fraction))), &value) == 0 else { return nil }
+        guard depth == 8, withPix({ pixGetRankValue($0, 1, Float(min(1, max(0, fraction))), &value) }) == 0 else { return nil }
         // Leptonica interpolates within a bin: the top of bin 255 comes back as 256.
         return UInt8(min(255, value))
     }
@@ -192,7 +211,7 @@ public final class PixImage: @unchecked Sendable {
     /// glare, shadows and dim light. Tiles are about 1/6 of the image.
     public func locallyNormalized() throws(ShelfScanError) -> PixImage {
         let sx = max(5, width / 6), sy = max(5, height / 6)
-        return try PixImage.wrap(pixContrastNorm(nil, pix, Int32(sx), Int32(sy), 40, 2, 2), "contrast normalisation")
+        return try derived("contrast normalisation") { pixContrastNorm(nil, $0, Int32(sx), Int32(sy), 40, 2, 2) }
     }
 
     /// Sauvola local binarisation (8-bit in, 8-bit black/white out) with a window of
@@ -200,21 +219,21 @@ public final class PixImage: @unchecked Sendable {
     public func binarized(halfWindow: Int) throws(ShelfScanError) -> PixImage {
         var binary: UnsafeMutablePointer<Pix>?
         let h = Int32(max(2, min(halfWindow, (min(width, height) - 3) / 2)))
-        guard pixSauvolaBinarize(pix, h, 0.3, 1, nil, nil, nil, &binary) == 0, let binary else {
+        guard withPix({ pixSauvolaBinarize($0, h, 0.3, 1, nil, nil, nil, &binary) }) == 0, let binary else {
             throw ShelfScanError(.corruptImage, "image operation failed: binarisation")
         }
         let owned = PixImage(owning: binary)
-        return try PixImage.wrap(pixConvert1To8(nil, owned.pix, 255, 0), "binarisation")
+        return try owned.derived("binarisation") { pixConvert1To8(nil, $0, 255, 0) }
     }
 
     /// Light for dark and dark for light.
     public func inverted() throws(ShelfScanError) -> PixImage {
-        try PixImage.wrap(pixInvert(nil, pix), "invert")
+        try derived("invert") { pixInvert(nil, $0) }
     }
 
     /// Unsharp mask (8-bit): sharpens mild blur.
     public func sharpened(halfWidth: Int = 2, fraction: Double = 0.6) throws(ShelfScanError) -> PixImage {
-        try PixImage.wrap(pixUnsharpMaskingGray(pix, Int32(halfWidth), Float(fraction)), "sharpen")
+        try derived("sharpen") { pixUnsharpMaskingGray($0, Int32(halfWidth), Float(fraction)) }
     }
 
     /// The pixel at (x, y) as (red, green, blue); gray images give three equal values.

@@ -88,9 +88,17 @@ public final class TesseractEngine: @unchecked Sendable {
             if parts.count == 2 { TessBaseAPISetVariable(handle, parts[0], parts[1]) }
         }
         api = handle
+        // After the first Init: Tesseract's function-local statics (the dictionary cache) are
+        // registered by then, so this handler runs before their destructors.
+        _ = ExitGuard.installed
     }
 
     deinit {
+        ExitGuard.lock.lock()
+        defer { ExitGuard.lock.unlock() }
+        // Once the process is exiting, Tesseract's statics are being destroyed: End would use
+        // them. Leaked instead; the process is going away.
+        guard !ExitGuard.exiting else { return }
         TessBaseAPIEnd(api)
         TessBaseAPIDelete(api)
     }
@@ -100,9 +108,18 @@ public final class TesseractEngine: @unchecked Sendable {
     /// has read so far (a picture read as dozens of lines of noise can otherwise take seconds).
     public func recognize(_ image: PixImage, layout: PageLayout = .block, thresholding: Thresholding = .global,
                           deadline: Int? = nil) throws(ShelfScanError) -> OCRPage {
+        // Tesseract holds a clone of the image from SetImage to Clear: under the image's lock.
+        try image.withPix { pix throws(ShelfScanError) in
+            try recognize(pix, width: image.width, height: image.height, layout: layout,
+                          thresholding: thresholding, deadline: deadline)
+        }
+    }
+
+    private func recognize(_ pix: UnsafeMutablePointer<Pix>, width: Int, height: Int, layout: PageLayout,
+                           thresholding: Thresholding, deadline: Int?) throws(ShelfScanError) -> OCRPage {
         TessBaseAPISetPageSegMode(api, layout.mode)
         TessBaseAPISetVariable(api, "thresholding_method", thresholding == .global ? "0" : "2")
-        TessBaseAPISetImage2(api, image.pix)
+        TessBaseAPISetImage2(api, pix)
         TessBaseAPISetSourceResolution(api, 300)
         defer { TessBaseAPIClear(api) }
         let monitor = deadline.map { ms -> OpaquePointer? in
@@ -113,7 +130,7 @@ public final class TesseractEngine: @unchecked Sendable {
         defer { if let monitor { TessMonitorDelete(monitor) } }
         // Past the deadline Recognize answers -1 but keeps the words it read: use them.
         guard TessBaseAPIRecognize(api, monitor) == 0 || monitor != nil else {
-            throw ShelfScanError(.ocrFailed, "text recognition failed on a \(image.width)x\(image.height) image")
+            throw ShelfScanError(.ocrFailed, "text recognition failed on a \(width)x\(height) image")
         }
         var lines: [OCRLine] = []
         if let iterator = TessBaseAPIGetIterator(api) {
@@ -151,6 +168,26 @@ public final class TesseractEngine: @unchecked Sendable {
         }
         return OCRPage(lines: lines, meanConfidence: Double(TessBaseAPIMeanTextConf(api)))
     }
+}
+
+/// Keeps engine teardown and process exit apart.
+///
+/// An engine's last reference can go on any thread: `shelfscan stream`'s Ctrl-C handler, for
+/// one, is released by a Dispatch worker after the command has returned. `exit` on the main
+/// thread meanwhile runs Tesseract's static destructors, among them the dictionary cache that
+/// `TessBaseAPIEnd` hands its dictionaries back to: the heap was corrupted (a SIGSEGV in malloc,
+/// seen once in a CI run of the stream tests). The `atexit` handler waits for a teardown under
+/// way to finish, and engines released after it are not torn down.
+private enum ExitGuard {
+    static let lock = NSLock()
+    nonisolated(unsafe) static var exiting = false
+    static let installed: Void = {
+        atexit {
+            ExitGuard.lock.lock()
+            ExitGuard.exiting = true
+            ExitGuard.lock.unlock()
+        }
+    }()
 }
 
 /// A fixed set of engines, one per worker, started once and reused.
