@@ -108,6 +108,11 @@ struct BookMatcherTests {
             Book(title: "La sombra del viento", authors: ["Carlos Ruiz Zafón"]),
             Book(title: "The", authors: ["Nobody Inparticular"]),
             Book(title: "A Short History of Nearly Everything", authors: ["Bill Bryson"]),
+            Book(title: "James", authors: ["Percival Everett"]),
+            Book(title: "Murder Games", authors: ["Patterson, James", "Howard Roughan"]),
+            Book(title: "Kiss the Girls", authors: ["James Patterson"]),
+            Book(title: "Stephen King's N.", authors: ["Marc Guggenheim", "Stephen King"]),
+            Book(title: "The Works of John Keats", authors: ["John Keats"]),
         ]
         for i in list.indices { list[i].id = Int64(i + 1); list[i].owned = false }
         return list
@@ -147,6 +152,33 @@ struct BookMatcherTests {
         #expect((top(spine("EMMA", "JANE AUSTEN"))?.score ?? 0) >= 0.8)
         #expect(top(spine("EMMA DONOGHUE", "ROOM"))?.book.title == "Room")
         // A long, rare one-word title is evidence enough on its own.
+        #expect((top(spine("FIRESTARTER"))?.score ?? 0) >= 0.6)
+    }
+
+    @Test("an author's full name on a spine is no evidence for another author's title that uses it")
+    func authorNamesAreNotTitles() throws {
+        // "James" by Percival Everett must not be read off James Patterson's name.
+        let patterson = matcher.matches(for: spine("JAMES PATTERSON"))
+        #expect(!patterson.contains { $0.book.title == "James" })
+        #expect(top(spine("JAMES", "PERCIVAL EVERETT"))?.book.title == "James")
+        #expect(top(spine("MURDER GAMES", "JAMES PATTERSON"))?.book.title == "Murder Games")
+        #expect(top(spine("JAMES PATTERSON MURDER GAMES"))?.book.title == "Murder Games")
+        // Nor a title holding the author's own name off the name alone.
+        #expect(top(spine("STEPHEN KING", "CUJO"))?.book.title == "Cujo")
+        #expect(!matcher.matches(for: spine("STEPHEN KING")).contains { $0.book.title == "Stephen King's N." })
+        #expect(top(spine("STEPHEN KING'S N.", "MARC GUGGENHEIM"))?.book.title == "Stephen King's N.")
+        #expect(top(spine("THE WORKS OF JOHN KEATS"))?.book.title == "The Works of John Keats")
+        // The book whose own author it is still gets the name's support.
+        #expect((top(spine("STEPHEN KING", "IT"))?.score ?? 0) >= 0.8)
+    }
+
+    @Test("a lone word seen more in authors' names than in titles is weak evidence of a title")
+    func namesAreWeakTitles() throws {
+        // "james": one title, two authors' names in the test list.
+        #expect((top(spine("JAMES"))?.score ?? 0) < 0.6)
+        let everett = try #require(top(spine("JAMES", "PERCIVAL EVERETT")))
+        #expect(everett.book.title == "James" && everett.score >= 0.6)
+        // Words no name uses keep their weight.
         #expect((top(spine("FIRESTARTER"))?.score ?? 0) >= 0.6)
     }
 

@@ -66,9 +66,10 @@ public final class BookMatcher: Sendable {
         guard !spine.words.isEmpty, spine.totalWeight > 0 else { return [] }
         let candidates = index.shortlist(words: spine.words.map(\.scalars), limit: Self.shortlistSize)
         var cache = CreditCache(spine: spine)
+        let names = fullNames(in: spine)
         var scored: [(match: BookMatch, position: Int)] = []
         for b in candidates {
-            guard let m = score(book: b, spine: spine, cache: &cache), m.score >= Self.floor else { continue }
+            guard let m = score(book: b, spine: spine, names: names, cache: &cache), m.score >= Self.floor else { continue }
             scored.append((m, b))
         }
         scored.sort {
@@ -140,22 +141,62 @@ public final class BookMatcher: Sendable {
         }
     }
 
-    func score(book b: Int, spine: Spine, cache: inout CreditCache) -> BookMatch? {
+    /// Runs of two or three spine words, on one line, that spell an author's full name exactly
+    /// (in any order), with that name's key.
+    func fullNames(in spine: Spine) -> [(words: Range<Int>, name: [Int32])] {
+        guard !index.fullNames.isEmpty else { return [] }
+        let ids = spine.words.map { index.wordIDs[String(String.UnicodeScalarView($0.scalars))] }
+        var found: [(words: Range<Int>, name: [Int32])] = []
+        var i = 0
+        while i < ids.count {
+            var matched = false
+            for n in [3, 2] where i + n <= ids.count && spine.words[i + n - 1].line == spine.words[i].line {
+                let run = ids[i..<(i + n)].compactMap { $0 }
+                guard run.count == n else { continue }
+                let key = run.sorted()
+                if index.fullNames.contains(key) {
+                    found.append((i..<(i + n), key))
+                    i += n
+                    matched = true
+                    break
+                }
+            }
+            if !matched { i += 1 }
+        }
+        return found
+    }
+
+    /// `names`: the full author names the spine spells (`fullNames(in:)`). Their words are that
+    /// author's, so they are no evidence for the title of a book by someone else (a spine reading
+    /// "JAMES PATTERSON" is not the novel "James"), nor, alone, for one of the author's own books
+    /// whose title holds the name (a spine reading "STEPHEN KING" is not "Stephen King's N.").
+    func score(book b: Int, spine: Spine, names: [(words: Range<Int>, name: [Int32])] = [],
+               cache: inout CreditCache) -> BookMatch? {
         let core = index.core[b]
         guard !core.isEmpty else { return nil }
         let words = index.wordScalars
+        var othersName = [Bool](repeating: false, count: spine.words.count)
+        var ownName = [Bool](repeating: false, count: spine.words.count)
+        if !names.isEmpty {
+            let own = Set(index.authors[b].map { $0.sorted() })
+            for n in names {
+                for i in n.words { if own.contains(n.name) { ownName[i] = true } else { othersName[i] = true } }
+            }
+        }
         // Every (title piece, spine piece) pair worth anything, then the best first, each word once.
         var pairs: [(value: Double, credit: Double, title: Int, titleCount: Int, unit: Int)] = []
         for (j, w) in core.enumerated() {
             let row = cache.credits(w, words[Int(w)])
             let e = index.wordEvidence[Int(w)]
-            for (u, c) in row.enumerated() where c > 0 { pairs.append((c * e, c, j, 1, u)) }
+            for (u, c) in row.enumerated() where c > 0 && !othersName[spine.units[u].first] && !othersName[spine.units[u].first + spine.units[u].count - 1] {
+                pairs.append((c * e, c, j, 1, u))
+            }
         }
         // Two title words the OCR ran together ("HARRYPOTTER").
         if core.count > 1 {
             for j in 0..<(core.count - 1) {
                 let joined = words[Int(core[j])] + words[Int(core[j + 1])]
-                for (u, unit) in spine.units.enumerated() where unit.count == 1 && unit.scalars.count >= joined.count - 2 {
+                for (u, unit) in spine.units.enumerated() where unit.count == 1 && unit.scalars.count >= joined.count - 2 && !othersName[unit.first] {
                     let c = WordSimilarity.credit(joined, unit.scalars)
                     if c > 0 {
                         let e = index.wordEvidence[Int(core[j])] + index.wordEvidence[Int(core[j + 1])]
@@ -169,6 +210,14 @@ public final class BookMatcher: Sendable {
         var titleUsed = [Bool](repeating: false, count: core.count)
         var spineCredit = [Double](repeating: 0, count: spine.words.count)
         var spineUsed = [Bool](repeating: false, count: spine.words.count)
+        // Some title evidence beyond the author's own name, or none at all.
+        if ownName.contains(true) {
+            let beyondName = pairs.contains { p in
+                let unit = spine.units[p.unit]
+                return !(unit.first..<(unit.first + unit.count)).allSatisfy { ownName[$0] }
+            }
+            guard beyondName else { return nil }
+        }
         for p in pairs {
             let unit = spine.units[p.unit]
             if (p.title..<(p.title + p.titleCount)).contains(where: { titleUsed[$0] }) { continue }
@@ -176,10 +225,11 @@ public final class BookMatcher: Sendable {
             for j in p.title..<(p.title + p.titleCount) { titleUsed[j] = true; titleCredit[j] = p.credit }
             for i in unit.first..<(unit.first + unit.count) { spineUsed[i] = true; spineCredit[i] = p.credit }
         }
-        var titleInfo = 0.0, titleTotal = 0.0
+        var titleInfo = 0.0, titleTotal = 0.0, titleSure = 0.0
         for (j, w) in core.enumerated() {
             let e = index.wordEvidence[Int(w)]
             titleInfo += e * titleCredit[j]
+            titleSure += e * titleCredit[j] * index.titleWeight[Int(w)]
             titleTotal += e
         }
         guard titleInfo > 0 else { return nil }
@@ -227,7 +277,8 @@ public final class BookMatcher: Sendable {
 
         // Letters of evidence -> probability that this is no coincidence; a one-word title needs
         // a long word or its author to pass 0.6.
-        let evidence = 1 - exp(-(titleInfo + authorInfo) / 5)
+        // Words mostly seen in names count less here ("JAMES" alone: a name more likely than a title).
+        let evidence = 1 - exp(-(titleSure + authorInfo) / 5)
         let a = authorScore ?? 0
         let titlePart = coverage + (1 - coverage) * 0.3 * a
         let score = evidence * titlePart * pow(precision, 0.4) * (1 - 0.04 * unreadExtra)
