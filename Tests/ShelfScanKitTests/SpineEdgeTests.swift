@@ -60,3 +60,63 @@ struct SpineEdgeTests {
         #expect(SpineFinder.distinctEdges(shelf, side: 1000) == 5)
     }
 }
+
+/// A pile of books lying beside standing ones, drawn by hand: books are flat grays with dark
+/// "words" on them, so the right answer is known.
+@Suite("Spine finder: a stack beside standing books")
+struct StackBesideStandingTests {
+    static let width = 1400, height = 600
+
+    /// Books lying in `0..<stackEnd` (when given) and standing to its right, on a light wall.
+    static func photo(stackEnd: Int?) throws -> PixImage {
+        var pixels = [UInt8](repeating: 225, count: width * height)
+        func fill(_ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int, _ gray: UInt8) {
+            for y in max(0, y0)..<min(height, y1) { for x in max(0, x0)..<min(width, x1) { pixels[y * width + x] = gray } }
+        }
+        let tones: [UInt8] = [70, 150, 40, 120, 95, 175]
+        let start: Int
+        if let stackEnd {
+            // Lying books, 50 px thick, a title line of short dark words along each.
+            for (i, top) in stride(from: 80, to: height - 50, by: 50).enumerated() {
+                let tone = tones[i % tones.count]
+                fill(20, top, stackEnd - 10 - (i % 3) * 15, top + 48, tone)
+                for x in stride(from: 50, to: stackEnd - 80, by: 26) { fill(x, top + 19, x + 16, top + 29, tone > 110 ? 20 : 240) }
+            }
+            start = stackEnd + 20
+        } else {
+            start = 20
+        }
+        // Standing books, 45 px wide, words running down each.
+        for (i, left) in stride(from: start, to: width - 45, by: 45).enumerated() {
+            let tone = tones[(i + 2) % tones.count]
+            fill(left, 60 + (i % 4) * 12, left + 43, height - 20, tone)
+            for y in stride(from: 120, to: height - 80, by: 26) { fill(left + 17, y, left + 27, y + 16, tone > 110 ? 20 : 240) }
+        }
+        return try PixImage(gray: GrayBytes(width: width, height: height, pixels: pixels))
+    }
+
+    @Test("the stack's part is read as lying books, the rest as standing spines")
+    func stackBeside() throws {
+        let layout = try SpineFinder().spines(in: try Self.photo(stackEnd: 400))
+        let lying = layout.regions.filter { $0.layout == .lyingSpine }
+        let standing = layout.regions.filter { $0.layout == .spine }
+        // Each of the eight lying books within a lying region (the words' edges may cut a book
+        // in two), every lying region wider than tall and in the stack's part.
+        for top in stride(from: 80, to: Self.height - 50, by: 50) {
+            #expect(lying.contains { $0.box.y <= top + 24 && $0.box.y + $0.box.height >= top + 24 }, "book at \(top)")
+        }
+        for r in lying {
+            #expect(r.box.width > r.box.height && r.box.x + r.box.width / 2 < 400, "\(r.box)")
+        }
+        // Standing spines only right of the stack.
+        #expect(standing.count >= 8, "\(standing.count) standing regions")
+        for r in standing { #expect(r.box.x + r.box.width / 2 > 400, "\(r.box)") }
+    }
+
+    @Test("a shelf of standing books only has no stack")
+    func standingOnly() throws {
+        let layout = try SpineFinder().spines(in: try Self.photo(stackEnd: nil))
+        #expect(layout.regions.count >= 15)
+        #expect(layout.regions.allSatisfy { $0.layout == .spine })
+    }
+}

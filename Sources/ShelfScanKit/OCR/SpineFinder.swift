@@ -117,8 +117,102 @@ public struct SpineFinder: Sendable {
                                     edges: useLying ? maps.horizontalTransposed : maps.vertical,
                                     mapWidth: useLying ? gray.height : gray.width)
         }
+        // A stack lying beside standing books: its part of the photo is read as a stack.
+        if !useLying && Self.findStacks {
+            var rowIndex = found.count
+            for stack in stacks(maps, width: gray.width, height: gray.height) {
+                let lo = Double(stack.x0) * scale, hi = Double(stack.x1) * scale
+                regions.removeAll { r in
+                    let middle = Double(r.box.x) + Double(r.box.width) / 2
+                    return r.layout == .spine && middle >= lo && middle <= hi
+                }
+                for row in stack.rows {
+                    regions += self.regions(in: row, rowIndex: rowIndex, lying: true, scale: scale,
+                                            imageWidth: image.width, imageHeight: image.height,
+                                            edges: maps.horizontalTransposed, mapWidth: gray.height)
+                    rowIndex += 1
+                }
+            }
+        }
         return Layout(regions: regions, standingEdges: standingCount, lyingEdges: lyingCount)
     }
+
+    /// `SHELFSCAN_STACKS=off` turns `stacks` off (for measuring what it does).
+    static let findStacks = ProcessInfo.processInfo.environment["SHELFSCAN_STACKS"] != "off"
+
+    /// A part of the photo, across, where books lie stacked among standing ones.
+    struct Stack {
+        var x0: Int
+        var x1: Int
+        /// The stack's rows, lying (transposed) coordinates of the whole map.
+        var rows: [Row]
+    }
+
+    /// Stacks beside standing books (a shelf's left end piled flat, a stack on top of a row
+    /// cut short). The photo's layout is decided as a whole, and a stack's lying edges, spanning
+    /// only part of the width, are too short to count there: so windows a third of the width
+    /// across, a sixth apart, are weighed on their own; where lying edges clearly outnumber
+    /// standing ones, the windows together are taken as a stack, whose standing regions give way.
+    func stacks(_ maps: EdgeMaps, width: Int, height: Int) -> [Stack] {
+        let window = width / 3, step = width / 6
+        guard window >= 40, height >= 40 else { return [] }
+        func lyingRows(_ x0: Int, _ x1: Int) -> [Row] {
+            let slice = Array(maps.horizontalTransposed[(x0 * height)..<(x1 * height)])
+            return rows(edges: slice, width: height, height: x1 - x0).map { r in
+                var shifted = r
+                shifted.top += x0
+                shifted.bottom += x0
+                return shifted
+            }
+        }
+        func isStack(_ x0: Int, _ x1: Int) -> (Bool, [Row]) {
+            // A pile's books are long (a book's height, across the photo): narrow bands of
+            // horizontal edges are covers' stripes and text on standing books.
+            let lying = lyingRows(x0, x1).filter { $0.bottom - $0.top >= width / 5 }
+            // Books in a pile are each a few hundredths of the photo thick, one above another,
+            // their edges strong: edges closer than that are one (a shelf board's, the stripes
+            // at the feet of standing spines), weak ones may be text lines, and the pile is a
+            // good part of the photo tall.
+            let positions = lying.flatMap { r in
+                r.lines.dropFirst().dropLast().filter { $0.support >= Self.weakEdgeSupport }.map(\.position)
+            }.sorted()
+            var books = 0, last = -Double.infinity
+            for p in positions where p - last >= 0.025 * Double(height) { books += 1; last = p }
+            let tall = (positions.last ?? 0) - (positions.first ?? 0) >= 0.3 * Double(height)
+            let flat = min(books, Self.distinctEdges(lying, side: height))
+            guard tall && flat >= Self.stackEdges else { return (false, lying) }
+            // And they outnumber the standing edges there twice.
+            var columns = [UInt8](repeating: 0, count: (x1 - x0) * height)
+            for y in 0..<height {
+                for x in x0..<x1 { columns[y * (x1 - x0) + (x - x0)] = maps.vertical[y * width + x] }
+            }
+            let standing = Self.distinctEdges(rows(edges: columns, width: x1 - x0, height: height), side: x1 - x0)
+            return (flat >= 2 * standing, lying)
+        }
+        var spans: [(Int, Int)] = []
+        var x0 = 0
+        while x0 + window <= width {
+            let x1 = x0 + window + (x0 + window + step > width ? width - x0 - window : 0)
+            if isStack(x0, x1).0 {
+                if let last = spans.last, last.1 >= x0 { spans[spans.count - 1].1 = x1 } else { spans.append((x0, x1)) }
+            }
+            x0 += step
+        }
+        var out: [Stack] = []
+        for (a, b) in spans where Double(b - a) < 0.85 * Double(width) {
+            let (stack, rows) = isStack(a, b)
+            guard stack, !rows.isEmpty else { continue }
+            let lo = rows.map(\.top).min()!, hi = rows.map(\.bottom).max()!
+            out.append(Stack(x0: lo, x1: hi, rows: rows))
+        }
+        if Self.trace {
+            FileHandle.standardError.write(Data("stacks: \(out.map { "[\($0.x0)-\($0.x1): \($0.rows.map { r in "\(r.top)-\(r.bottom) " + r.lines.dropFirst().dropLast().map { String(format: "%.0f@%.2f", $0.position, $0.support) }.joined(separator: " ") })]" })\n".utf8))
+        }
+        return out
+    }
+
+    /// Lying edges a window needs to hold a stack (besides outnumbering its standing edges twice).
+    static let stackEdges = 4
 
     // MARK: Rows and edges (in "standing" coordinates: spines vertical; lying rows are transposed)
 
