@@ -59,7 +59,7 @@ public struct TextRegion: Sendable, Equatable {
 ///
 /// Works on a reduced gray copy (about 1000 px on the long side): spine edges are long, nearly
 /// straight lines that run across a whole shelf row, so for each row it accumulates short
-/// edge pixels along near-vertical lines (a Hough transform restricted to leans of up to 14
+/// edge pixels along near-vertical lines (a Hough transform restricted to leans of up to 20
 /// degrees) and keeps the lines that are supported along most of the row. Text strokes, pictures
 /// and patterns make only short runs and do not qualify. Books lying flat are found the same way
 /// on the transposed image.
@@ -68,8 +68,10 @@ public struct SpineFinder: Sendable {
     public var analysisSide = 1000
     /// A line must have edge support over this fraction of its row to count as a spine edge.
     public var minimumSupport = 0.45
-    /// Leans tried, in degrees either way.
-    public var maximumLean = 14.0
+    /// Leans tried, in degrees either way. Half-empty shelves fan their books out past 14°
+    /// (the limit until 2026-11-24): at 20 the real shelves found 211 of 615 books instead of
+    /// 208, with 23 unconfirmed instead of 25 (deadline off); the rendered shelves were unchanged.
+    public var maximumLean = 20.0
 
     public init() {}
 
