@@ -55,10 +55,9 @@ public struct RegionReader: Sendable {
     public var minimumWordConfidence = 40.0
 
     /// Pad spine crops with the spine's own gray instead of white (`spineGray`); `SHELFSCAN_PAD=spine`.
-    /// Off by default: measured without the read deadline, before the band retry, it found 214 of 267 SampleImages books
-    /// instead of 199 and returns 5 fewer unconfirmed books on the real shelves (178 of 615 found
-    /// instead of 181), but the 12 MP benchmark shelf takes 3.9 s instead of 2.8 s (more regions
-    /// fail the first reading and are read again).
+    /// Off by default: measured without the read deadline on 2026-11-24, it found 223 of 267
+    /// SampleImages books instead of 213 but 201 of 615 real ones instead of 211, and the 12 MP
+    /// benchmark shelf took 2.64 s with 43 books instead of 1.97 s with 46.
     public var spineGrayPadding = ProcessInfo.processInfo.environment["SHELFSCAN_PAD"] == "spine"
 
     /// Milliseconds one reading of a spine may take (a typical one takes 30-120 ms; pictures

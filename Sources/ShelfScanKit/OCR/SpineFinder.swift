@@ -71,6 +71,9 @@ public struct SpineFinder: Sendable {
     /// Leans tried, in degrees either way. Half-empty shelves fan their books out past 14°
     /// (the limit until 2026-11-24): at 20 the real shelves found 211 of 615 books instead of
     /// 208, with 23 unconfirmed instead of 25 (deadline off); the rendered shelves were unchanged.
+    /// Lying books too: keeping 14 for them saved a blurred front cover whose text lines pass
+    /// for a pile at 20 (read as six spines: 161 to 478 ms) but brought back an invented book and
+    /// two unconfirmed ones on the real piles.
     public var maximumLean = 20.0
 
     public init() {}
@@ -103,10 +106,7 @@ public struct SpineFinder: Sendable {
         let distinctLying = Self.distinctEdges(lying, side: gray.height)
         let useLying = distinctLying > distinctStanding
         if Self.trace {
-            func describe(_ rows: [Row]) -> String {
-                rows.map { r in "[\(r.top)-\(r.bottom): " + r.lines.dropFirst().dropLast().map { String(format: "%.0f@%.2f", $0.position, $0.support) }.joined(separator: " ") + "]" }.joined(separator: " ")
-            }
-            FileHandle.standardError.write(Data("spines: distinct standing \(distinctStanding) lying \(distinctLying) \(gray.width)x\(gray.height) standing \(standingCount) \(describe(standing))\n   lying \(lyingCount) \(describe(lying))\n".utf8))
+            FileHandle.standardError.write(Data("spines: distinct standing \(distinctStanding) lying \(distinctLying) \(gray.width)x\(gray.height) standing \(standingCount) \(Self.describe(standing))\n   lying \(lyingCount) \(Self.describe(lying))\n".utf8))
         }
         let found = useLying ? lying : standing
         guard max(standingCount, lyingCount) >= 3 else {
@@ -139,6 +139,11 @@ public struct SpineFinder: Sendable {
         return Layout(regions: regions, standingEdges: standingCount, lyingEdges: lyingCount)
     }
 
+    /// Rows and their edges (position@support) for the traces.
+    static func describe(_ rows: [Row]) -> String {
+        rows.map { r in "[\(r.top)-\(r.bottom): " + r.lines.dropFirst().dropLast().map { String(format: "%.0f@%.2f", $0.position, $0.support) }.joined(separator: " ") + "]" }.joined(separator: " ")
+    }
+
     /// `SHELFSCAN_STACKS=off` turns `stacks` off (for measuring what it does).
     static let findStacks = ProcessInfo.processInfo.environment["SHELFSCAN_STACKS"] != "off"
 
@@ -150,8 +155,7 @@ public struct SpineFinder: Sendable {
         var rows: [Row]
     }
 
-    /// Stacks beside standing books (a shelf's left end piled flat, a stack on top of a row
-    /// cut short). The photo's layout is decided as a whole, and a stack's lying edges, spanning
+    /// Stacks beside standing books (a shelf's end piled flat, a pile where the row stops). The photo's layout is decided as a whole, and a stack's lying edges, spanning
     /// only part of the width, are too short to count there: so windows a third of the width
     /// across, a sixth apart, are weighed on their own; where lying edges clearly outnumber
     /// standing ones, the windows together are taken as a stack, whose standing regions give way.
@@ -194,7 +198,8 @@ public struct SpineFinder: Sendable {
         var spans: [(Int, Int)] = []
         var x0 = 0
         while x0 + window <= width {
-            let x1 = x0 + window + (x0 + window + step > width ? width - x0 - window : 0)
+            // The last window runs on to the photo's edge.
+            let x1 = x0 + window + step > width ? width : x0 + window
             if isStack(x0, x1).0 {
                 if let last = spans.last, last.1 >= x0 { spans[spans.count - 1].1 = x1 } else { spans.append((x0, x1)) }
             }
@@ -208,7 +213,7 @@ public struct SpineFinder: Sendable {
             out.append(Stack(x0: lo, x1: hi, rows: rows))
         }
         if Self.trace {
-            FileHandle.standardError.write(Data("stacks: \(out.map { "[\($0.x0)-\($0.x1): \($0.rows.map { r in "\(r.top)-\(r.bottom) " + r.lines.dropFirst().dropLast().map { String(format: "%.0f@%.2f", $0.position, $0.support) }.joined(separator: " ") })]" })\n".utf8))
+            FileHandle.standardError.write(Data("stacks: \(out.map { "\($0.x0)-\($0.x1) \(Self.describe($0.rows))" })\n".utf8))
         }
         return out
     }
