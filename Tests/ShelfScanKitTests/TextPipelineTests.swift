@@ -225,6 +225,24 @@ struct TextPipelineTests {
         #expect(labelled.contains(TitleKey.of(first.title ?? "")))
     }
 
+    /// Against an empty library nothing can match: the titles read must come back as
+    /// unidentified text (not be lost when auto mode then tries the photo as a cover and reads
+    /// nothing there either), and the spine regions stay in the result for the picture.
+    @Test("a shelf whose books are in no library: its titles come back as unidentified text, its spines as regions")
+    func unknownBooksAreUnidentified() async throws {
+        let image = "shelves/shelf-1row-english-ttb.jpg"
+        let labelled = try Self.labelled(image)
+        let scanner = ShelfScanner(options: ScanOptions(), library: try LibraryDatabase.inMemory())
+        let result = try await offPool { scanner.scan(path: Fixtures.sample(image)) }
+        #expect(result.error == nil)
+        #expect(result.books.isEmpty, "\(result.books.map(\.title))")
+        // Some labelled title shows up, whole, in an unidentified line.
+        let texts = result.unidentified.map { TitleKey.of($0.text) }
+        #expect(labelled.contains { title in texts.contains { $0.contains(title) } },
+                "unidentified: \(result.unidentified.map(\.text))")
+        #expect(result.regions.count >= labelled.count / 2, "\(result.regions.count) regions kept")
+    }
+
     @Test("a photo without books gives no book", arguments: ["none"])
     func noBooks(_ set: String) async throws {
         let images = Self.truth.keys.filter { $0.hasPrefix(set + "/") }.sorted()

@@ -58,11 +58,19 @@ struct TextStage {
             clock = .now
             let (books, unidentified) = match(lines: lines, regions: [whole], coverLike: true)
             findings.matchingMilliseconds += clock.millisecondsElapsed
-            if !books.isEmpty || findings.books.isEmpty {
+            if !books.isEmpty {
                 findings.books = books
                 findings.unidentified = unidentified
                 findings.regions = [whole]
                 findings.lines = lines.flatMap { $0 }
+            } else if findings.books.isEmpty {
+                // Neither reading named a book: keep what both read (the spines' unidentified
+                // titles and their regions stay in the result and its picture).
+                findings.unidentified += unidentified.filter { u in
+                    !findings.unidentified.contains { Self.letters($0.text) == Self.letters(u.text) }
+                }
+                findings.regions.append(whole)
+                findings.lines += lines.flatMap { $0 }
             }
         }
         return findings
