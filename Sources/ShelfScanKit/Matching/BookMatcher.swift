@@ -166,6 +166,25 @@ public final class BookMatcher: Sendable {
         return found
     }
 
+    /// Which of the title's core words spell one of its authors' full names (two or more words,
+    /// each in the title, a possessive "King's" counting as "King"); nil when the title holds no
+    /// full name of its author, or nothing but it (an autobiography titled with the name).
+    static func ownNameWords(core: [Int32], authors: [[Int32]], words: [[Unicode.Scalar]]) -> [Bool]? {
+        func same(_ titleWord: [Unicode.Scalar], _ nameWord: [Unicode.Scalar]) -> Bool {
+            titleWord == nameWord || (titleWord.count == nameWord.count + 1 && titleWord.last == "s" && titleWord.starts(with: nameWord))
+        }
+        for name in authors where name.count >= 2 {
+            var inName = [Bool](repeating: false, count: core.count)
+            let whole = name.allSatisfy { n in
+                var hit = false
+                for (j, t) in core.enumerated() where same(words[Int(t)], words[Int(n)]) { inName[j] = true; hit = true }
+                return hit
+            }
+            if whole, inName.contains(false) { return inName }
+        }
+        return nil
+    }
+
     /// `names`: the full author names the spine spells (`fullNames(in:)`). Their words are that
     /// author's, so they are no evidence for the title of a book by someone else (a spine reading
     /// "JAMES PATTERSON" is not the novel "James"), nor, alone, for one of the author's own books
@@ -217,6 +236,18 @@ public final class BookMatcher: Sendable {
                 return !(unit.first..<(unit.first + unit.count)).allSatisfy { ownName[$0] }
             }
             guard beyondName else { return nil }
+        }
+        // A title that spells its author's full name ("Stephen King's N.") is the author's name
+        // on every spine of theirs, wherever the words stand: it needs a title word beyond it,
+        // read as a word of its own or, surely, run together with a name word ("PACKER'SFLOWERS"),
+        // but a word of one or two letters cannot be told that way ("KINGS" is not "King's N.").
+        if let inName = Self.ownNameWords(core: core, authors: index.authors[b], words: words),
+           !pairs.contains(where: { p in
+               let beyond = (p.title..<(p.title + p.titleCount)).filter { !inName[$0] }
+               return !beyond.isEmpty
+                   && (p.titleCount == 1 || (p.credit >= 0.8 && beyond.allSatisfy { words[Int(core[$0])].count >= 3 }))
+           }) {
+            return nil
         }
         for p in pairs {
             let unit = spine.units[p.unit]
