@@ -237,6 +237,29 @@ struct BookMatcherTests {
         #expect(matches.filter { $0.book.title == "Carrie" }.count == 1)
     }
 
+    @Test("an owned copy is the one reported even when a catalogue edition reads better (series words, & for and)",
+          arguments: [("The Murder of Roger Ackroyd", "The Murder of Roger Ackroyd (Hercule Poirot, #4)", "Agatha Christie",
+                       ["THE MURDER OF ROGER ACKROYD", "POIROT AGATHA CHRISTIE"]),
+                      ("The Lion, the Witch and the Wardrobe", "The Lion, the Witch & the Wardrobe", "C.S. Lewis",
+                       ["THE LION, THE WITCH & THE WARDROBE", "C.S. LEWIS"])])
+    func ownedEdition(_ ownedTitle: String, _ catalogueTitle: String, _ author: String, _ lines: [String]) throws {
+        var mine = Book(title: ownedTitle, authors: [author])
+        mine.id = 100
+        var edition = Book(title: catalogueTitle, authors: [author])
+        edition.id = 101
+        edition.owned = false
+        let region = RegionText(lines: lines.map { TextLine(text: $0) })
+        // The catalogue edition alone scores at least as well as the owned title would.
+        let catalogueOnly = BookMatcher(books: Self.books + [edition]).matches(for: region).first
+        let ownedOnly = BookMatcher(books: Self.books + [mine]).matches(for: region).first
+        #expect(catalogueOnly?.book.id == 101 && ownedOnly?.book.id == 100)
+        let matches = BookMatcher(books: Self.books + [edition, mine]).matches(for: region)
+        let first = try #require(matches.first)
+        #expect(first.book.id == 100, "\(matches.map(\.book.title))")
+        #expect(first.score == max(catalogueOnly?.score ?? 0, ownedOnly?.score ?? 0))
+        #expect(!matches.contains { $0.book.id == 101 })
+    }
+
     @Test("the matched text is the normalised spine words that matched")
     func matchedText() throws {
         let m = try #require(top(spine("PENGUIN", "The Shining", "Stephen KING")))

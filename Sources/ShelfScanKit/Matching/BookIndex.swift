@@ -60,7 +60,8 @@ struct BookIndex: Sendable {
             authors.append(names)
             // The surname is the longest word more often than the last ("Belmonte Nieto, Manuel").
             let surname = names.first.map { n in n.map { wordScalars[Int($0)] }.max { $0.count < $1.count }.map { String(String.UnicodeScalarView($0)) } ?? "" } ?? ""
-            keys.append(t.core.joined(separator: " ") + "|" + surname)
+            // One work, whatever the edition: "&" reads as nothing, so "and" does not count.
+            keys.append(t.core.filter { $0 != "and" }.joined(separator: " ") + "|" + surname)
         }
         self.wordIDs = wordIDs
         self.wordScalars = wordScalars

@@ -234,7 +234,7 @@ struct TextStage {
     }
 
     static func regionText(_ lines: [ReadLine]) -> RegionText {
-        RegionText(lines: lines.map { TextLine(text: $0.text, confidence: $0.confidence, height: $0.textHeight) })
+        RegionText(lines: lines.map { TextLine(text: $0.text, confidence: $0.confidence, height: $0.textHeight, wordConfidences: $0.wordConfidences) })
     }
 
     /// Confident, mostly letters, several of them: text a person would call a title.
