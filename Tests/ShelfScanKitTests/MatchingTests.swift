@@ -201,6 +201,9 @@ struct BookMatcherTests {
         #expect(top(spine("HARRYPOTTER AND THE CHAMBER OF SECRETS", "J.K. ROWLING"))?.book.title.hasPrefix("Harry Potter and the Chamber") == true)
         #expect(top(spine("HARRY POTTER AND THE SORCERER'S ST0NE", "ROWLING", "BLOOMSBURY"))?.book.title.hasPrefix("Harry Potter and the Sorcerer") == true)
         #expect(top(spine("FIRE STARTER", "STEPHEN KING"))?.book.title == "Firestarter")
+        // Three words run together (tight spine type).
+        let girl = top(spine("GIRLWHOLOVED TOM GORDON"))
+        #expect(girl?.book.title == "The Girl Who Loved Tom Gordon" && (girl?.score ?? 0) >= 0.8, "\(String(describing: girl))")
         #expect(top(spine("A SH0RT HISTORY OF NEARLY EVERYTHNG", "BILL BRYSON"))?.book.title == "A Short History of Nearly Everything")
         #expect(top(spine("la sombra del vlento", "CARLOS RUIZ ZAFON"))?.book.title == "La sombra del viento")
         #expect((top(spine("la sombra del vlento", "CARLOS RUIZ ZAFON"))?.score ?? 0) >= 0.8)

@@ -82,6 +82,28 @@ struct TextPipelineTests {
         #expect(kept == ["The Black Swan", "Black Beauty", "Slack Water"])
     }
 
+    @Test("unidentified text is text no found book explains: not a found title read again, not listed twice")
+    func unidentifiedIsUnexplained() {
+        var books = [Book(title: "Murder at the Vicarage", authors: ["Agatha Christie"])]
+        books[0].id = 1
+        let stage = TextStage(workers: OCRWorkers(size: 1), matcher: BookMatcher(books: books), minimumScore: 0.6)
+        func region(_ index: Int) -> TextRegion {
+            TextRegion(layout: .spine, box: BoundingBox(x: 100 + 40 * index, y: 0, width: 60, height: 400), lean: 0,
+                       typicalThickness: 40, row: 0, index: index)
+        }
+        func line(_ text: String, x: Int) -> ReadLine {
+            ReadLine(text: text, confidence: 90, box: BoundingBox(x: x, y: 20, width: 30, height: 300), textHeight: 30, quarterTurns: 3)
+        }
+        // Region 0 names the book; region 1 (an overlapping window) reads the same spine again
+        // with junk around it; region 2 reads the title alone, far away (a second copy's
+        // leftover line); regions 3 and 4 read an unknown title, twice.
+        let perRegion = [[line("Murder at the Vicarage", x: 110)], [line("STIE Murder at the Vicarage", x: 112)],
+                         [line("the Vicarage", x: 190)], [line("Zyxwv Quorbalt", x: 240)], [line("Zyxwv Quorbalt", x: 280)]]
+        let (found, unidentified) = stage.match(lines: perRegion, regions: (0..<5).map(region), coverLike: false)
+        #expect(found.map(\.title) == ["Murder at the Vicarage"])
+        #expect(unidentified.map(\.text) == ["Zyxwv Quorbalt"], "\(unidentified.map(\.text))")
+    }
+
     @Test("every spine region knows its band (the space between its edges), inside its box")
     func bandsInsideBoxes() async throws {
         let photo = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-2rows-perspective.jpg")).image

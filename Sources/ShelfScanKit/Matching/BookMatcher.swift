@@ -238,15 +238,16 @@ public final class BookMatcher: Sendable {
                 pairs.append((c * e, c, j, 1, u))
             }
         }
-        // Two title words the OCR ran together ("HARRYPOTTER").
-        if core.count > 1 {
-            for j in 0..<(core.count - 1) {
-                let joined = words[Int(core[j])] + words[Int(core[j + 1])]
+        // Two or three title words the OCR ran together ("HARRYPOTTER", "BLANDINGSTHEBLEST":
+        // spine type is set tight).
+        for n in 2...3 where core.count >= n {
+            for j in 0...(core.count - n) {
+                let joined = (j..<(j + n)).flatMap { words[Int(core[$0])] }
                 for (u, unit) in spine.units.enumerated() where unit.count == 1 && unit.scalars.count >= joined.count - 2 && !othersName[unit.first] {
                     let c = WordSimilarity.credit(joined, unit.scalars)
                     if c > 0 {
-                        let e = index.wordEvidence[Int(core[j])] + index.wordEvidence[Int(core[j + 1])]
-                        pairs.append((c * e, c, j, 2, u))
+                        let e = (j..<(j + n)).reduce(0.0) { $0 + index.wordEvidence[Int(core[$1])] }
+                        pairs.append((c * e, c, j, n, u))
                     }
                 }
             }

@@ -179,11 +179,22 @@ struct TextStage {
         }
         let books = Self.withoutEchoes(found)
         let matchedLines = Set(zip(chosen, assigned).filter { $0.1 != nil }.flatMap { $0.0.lines.map(\.box) })
+        // Text already explained is not "unidentified": another reading of a found book's ink
+        // (overlapping windows read a spine twice), or words of a found book's title.
+        let explained = zip(chosen, assigned).filter { $0.1 != nil }.flatMap { $0.0.lines }
+        let titles = books.compactMap { $0.title.map(Self.letters) }
         var unidentified: [UnidentifiedText] = []
         for lines in perRegion {
-            let left = lines.filter { !matchedLines.contains($0.box) && Self.looksLikeTitle($0) }
+            let left = lines.filter { line in
+                guard !matchedLines.contains(line.box), Self.looksLikeTitle(line) else { return false }
+                let letters = Self.letters(line.text)
+                func within(_ other: String) -> Bool { other.contains(letters) || (other.count >= 5 && letters.contains(other)) }
+                return !explained.contains { RegionReader.overlap($0.box, line.box) > 0.5 && within(Self.letters($0.text)) }
+                    && !titles.contains { within($0) }
+            }
             guard !left.isEmpty else { continue }
             let text = left.map(\.text).joined(separator: " / ")
+            if unidentified.contains(where: { Self.letters($0.text) == Self.letters(text) }) { continue }
             let box = left.map(\.box).reduce(left[0].box) { Self.union($0, $1) }
             unidentified.append(UnidentifiedText(text: text, box: box,
                                                  ocrConfidence: left.map(\.confidence).reduce(0, +) / Double(left.count)))
