@@ -58,6 +58,12 @@ struct SpineEdgeTests {
         // A standing shelf's spines in one row each count.
         let shelf = [SpineFinder.Row(top: 0, bottom: 300, lines: Self.row([100, 200, 300, 400, 500], [0.8, 0.8, 0.8, 0.8, 0.8]))]
         #expect(SpineFinder.distinctEdges(shelf, side: 1000) == 5)
+        // A shelf board's lip seen as a run of lines 4 px apart is one edge, not six books;
+        // spines 1% of the side apart still count one each.
+        let board = [SpineFinder.Row(top: 0, bottom: 300, lines: Self.row([870, 874, 878, 882, 886, 890], [0.9, 0.9, 0.9, 0.9, 0.9, 0.9]))]
+        #expect(SpineFinder.distinctEdges(board, side: 960) == 1)
+        let thin = [SpineFinder.Row(top: 0, bottom: 300, lines: Self.row([100, 110, 120, 130], [0.8, 0.8, 0.8, 0.8]))]
+        #expect(SpineFinder.distinctEdges(thin, side: 1000) == 4)
     }
 }
 

@@ -278,11 +278,18 @@ public struct SpineFinder: Sendable {
     static let weakEdgeSupport = 0.65
 
     /// Spine edges over all rows, a line continuing straight on in the row after counted once.
+    /// Lines closer than `twinGap` (0.6% of the side) count as one: the two sides of one thick
+    /// edge (a shelf board's lip, a picture's frame) are not two books (a board seen as a dozen
+    /// lying edges 4 px apart decided a standing shelf was a stack).
     static func distinctEdges(_ rows: [Row], side: Int) -> Int {
         let tolerance = max(6, 0.015 * Double(side))
+        let twinGap = max(3, 0.006 * Double(side))
         var count = 0
         for (i, row) in rows.enumerated() {
+            var last = -Double.infinity
             for line in row.lines.dropFirst().dropLast() {
+                defer { last = line.position }
+                if line.position - last < twinGap { continue }
                 guard i > 0 else { count += 1; continue }
                 let previous = rows[i - 1]
                 // Where this line meets the boundary with the row above, against where each line
