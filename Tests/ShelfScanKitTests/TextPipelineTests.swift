@@ -197,6 +197,29 @@ struct TextPipelineTests {
         #expect(withBand.holds(line.box), "\(line.box)")
     }
 
+    /// A lying book shorter than its row: a dark spine with light "letters" from x 300 to 700 of
+    /// a 1000 px crop, smooth gray beyond its ends.
+    @Test("a spine that stops short of its crop is cut from its first ink to its last; one that fills it is not cut")
+    func inkCrop() throws {
+        func crop(spine: Range<Int>) throws -> RegionReader.Prepared {
+            let w = 1000, h = 100
+            var pixels = [UInt8](repeating: 190, count: w * h)
+            for y in 30..<70 { for x in spine { pixels[y * w + x] = 40 } }
+            for x in stride(from: spine.lowerBound + 60, to: spine.upperBound - 60, by: 14) {
+                for y in 40..<60 { for dx in 0..<5 { pixels[y * w + x + dx] = 220 } }
+            }
+            let image = try PixImage(gray: GrayBytes(width: w, height: h, pixels: pixels))
+            return RegionReader.Prepared(sized: image, factor: 1, offsetX: 0, offsetY: 0, background: 255, band: 30..<70)
+        }
+        let region = TextRegion(layout: .lyingSpine, box: BoundingBox(x: 0, y: 0, width: 1000, height: 100), lean: 0,
+                                typicalThickness: 40, row: 0, index: 0, band: 30...70)
+        let short = try #require(try RegionReader().inkCrop(try crop(spine: 300..<700), region: region))
+        // The book and a margin of half its thickness, no more; mapped back to where it was cut.
+        #expect((400...480).contains(short.image.width), "\(short.image.width)")
+        #expect((260...300).contains(-short.offset.0), "starts at \(-short.offset.0)")
+        #expect(try RegionReader().inkCrop(try crop(spine: 0..<1000), region: region) == nil)
+    }
+
     @Test("a front cover has no shelf: the spine finder finds (almost) no spine edges")
     func coverHasNoSpines() async throws {
         let photo = try ImageLoader().load(path: Fixtures.sample("covers/cover-dune.jpg")).image
