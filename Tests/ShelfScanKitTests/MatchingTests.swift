@@ -209,6 +209,20 @@ struct BookMatcherTests {
         #expect((top(spine("la sombra del vlento", "CARLOS RUIZ ZAFON"))?.score ?? 0) >= 0.8)
     }
 
+    @Test("junk words Tesseract was unsure of hardly count against a title; the same words read surely do")
+    func unsureWords() throws {
+        let text = "rt I FIRE STARTER 8 PERS"
+        let unsure = TextLine(text: text, confidence: 70, wordConfidences: [30, 28, 90, 92, 27, 31])
+        let sure = TextLine(text: text, confidence: 70, wordConfidences: [90, 90, 90, 92, 90, 90])
+        let withDoubt = try #require(matcher.matches(for: RegionText(lines: [unsure])).first)
+        let withoutDoubt = matcher.matches(for: RegionText(lines: [sure])).first
+        #expect(withDoubt.book.title == "Firestarter" && withDoubt.score >= 0.6, "\(withDoubt.score)")
+        #expect(withDoubt.score > (withoutDoubt?.score ?? 0))
+        // Unknown word confidences (a mismatched count) count every word fully.
+        let unknown = TextLine(text: text, confidence: 70, wordConfidences: [30])
+        #expect(matcher.matches(for: RegionText(lines: [unknown])).first?.score == withoutDoubt?.score)
+    }
+
     @Test("an unrelated extra line never raises a score")
     func extraLine() throws {
         for lines in [["CARRIE"], ["THE SHINING", "KING"], ["DUNE"], ["IT ENDS WITH US"]] {

@@ -125,20 +125,21 @@ public final class BookMatcher: Sendable {
             for (l, line) in region.lines.enumerated() {
                 // A line Tesseract doubted counts less against a book that does not explain it.
                 let trust = 0.5 + 0.5 * min(1, max(0, line.confidence / 100))
+                // Tesseract's words (the line's text split at spaces), each with its own doubt.
                 let pieces = line.text.split(separator: " ", omittingEmptySubsequences: true)
-                let sure = line.wordConfidences.map { c in c.count == pieces.count ? c.map { $0 >= Self.sureWord } : nil } ?? nil
+                let sure = line.wordConfidences.flatMap { c in c.count == pieces.count ? c.map { $0 >= Self.sureWord } : nil }
                 for (k, piece) in pieces.enumerated() {
-                let doubt = sure.map { $0[k] ? 1 : Self.unsureTrust } ?? 1
-                for w in MatchText.words(String(piece)) {
-                    let scalars = Array(w.unicodeScalars)
-                    var weight = BookIndex.evidence(w)
-                    if MatchText.publisherWords.contains(w) { weight *= 0.3 }
-                    // Consonant clusters and stray letters are logo and texture noise, not words.
-                    if !scalars.contains(where: { "aeiouy0123456789".unicodeScalars.contains($0) }) || scalars.count <= 2 {
-                        weight = min(weight, 1)
+                    let doubt = sure.map { $0[k] ? 1 : Self.unsureTrust } ?? 1
+                    for w in MatchText.words(String(piece)) {
+                        let scalars = Array(w.unicodeScalars)
+                        var weight = BookIndex.evidence(w)
+                        if MatchText.publisherWords.contains(w) { weight *= 0.3 }
+                        // Consonant clusters and stray letters are logo and texture noise, not words.
+                        if !scalars.contains(where: { "aeiouy0123456789".unicodeScalars.contains($0) }) || scalars.count <= 2 {
+                            weight = min(weight, 1)
+                        }
+                        words.append(Word(scalars: scalars, line: l, weight: weight * trust * doubt))
                     }
-                    words.append(Word(scalars: scalars, line: l, weight: weight * trust * doubt))
-                }
                 }
             }
             totalWeight = words.reduce(0) { $0 + $1.weight }
