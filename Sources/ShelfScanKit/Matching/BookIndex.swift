@@ -23,6 +23,9 @@ struct BookIndex: Sendable {
     /// Every author's full name of two or three words of letters, as its sorted word ids (word
     /// order varies: "Patterson, James").
     let fullNames: Set<[Int32]>
+    /// Per book, which core title words spell one of its authors' full names, or nil
+    /// (`BookMatcher.ownNameWords`): "Stephen King's N." needs a title word beyond the name.
+    let titleNameWords: [[Bool]?]
     /// Same book, twice in the library (an owned copy and a catalogue row, two editions): same key.
     let bookKeys: [String]
 
@@ -76,6 +79,7 @@ struct BookIndex: Sendable {
         self.extra = extra
         self.authors = authors
         self.bookKeys = keys
+        self.titleNameWords = zip(core, authors).map { BookMatcher.ownNameWords(core: $0, authors: $1, words: wordScalars) }
         // Names only: words of two or more letters ("Kershaw, Ian, 1943-" carries its dates).
         self.fullNames = Set(authors.flatMap { $0 }.filter { name in
             (2...3).contains(name.count) && name.allSatisfy { w in

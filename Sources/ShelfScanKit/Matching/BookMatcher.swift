@@ -270,7 +270,7 @@ public final class BookMatcher: Sendable {
         // on every spine of theirs, wherever the words stand: it needs a title word beyond it,
         // read as a word of its own or, surely, run together with a name word ("PACKER'SFLOWERS"),
         // but a word of one or two letters cannot be told that way ("KINGS" is not "King's N.").
-        if let inName = Self.ownNameWords(core: core, authors: index.authors[b], words: words),
+        if let inName = index.titleNameWords[b],
            !pairs.contains(where: { p in
                let beyond = (p.title..<(p.title + p.titleCount)).filter { !inName[$0] }
                return !beyond.isEmpty

@@ -187,6 +187,10 @@ public struct RegionReader: Sendable {
     /// is high: at 0.8 the real shelves found 198 of 615 books, at 0.95 204 (deadline off).
     static let bandMaximum = 0.95
 
+    /// The margin kept on each side of a band when it is read alone (the band is known to a
+    /// pixel or two of the reduced copy).
+    static func bandMargin(_ band: Range<Int>) -> Int { max(3, band.count / 8) }
+
     /// The band alone, with a small margin (the band is known to a pixel or two of the reduced
     /// copy), padded with its own gray; nil when the band is most of the crop anyway. The offset
     /// maps it back to the photo as `read` expects.
@@ -196,7 +200,7 @@ public struct RegionReader: Sendable {
         guard let band = p.band else { return nil }
         let standing = region.layout == .spine
         let across = standing ? p.sized.width : p.sized.height
-        let margin = max(3, band.count / 8)
+        let margin = Self.bandMargin(band)
         let lo = max(0, band.lowerBound - margin), hi = min(across, band.upperBound + margin)
         guard Double(hi - lo) < Self.bandMaximum * Double(across) else { return nil }
         let image = try Self.strip(of: p.sized, across: lo..<hi, standing: standing)
@@ -229,25 +233,16 @@ public struct RegionReader: Sendable {
             energy[i] = Double(e) / Double(band.count)
         }
         // Smoothed over a quarter of the band: strokes, not single pixels.
-        let k = max(2, band.count / 4)
-        var smooth = [Double](repeating: 0, count: length)
-        var running = 0.0
-        for i in 0..<(length + k / 2) {
-            if i < length { running += energy[i] }
-            if i - k >= 0 { running -= energy[i - k] }
-            let c = i - k / 2
-            if c >= 0 && c < length { smooth[c] = running / Double(k) }
-        }
-        let sorted = smooth.sorted()
-        let p90 = sorted[Int(Double(length - 1) * 0.9)]
+        let smooth = SpineFinder.movingAverage(energy, window: max(2, band.count / 4))
+        let p90 = SpineFinder.upperDecile(smooth)
         guard p90 > 0 else { return nil }
         let inked = smooth.indices.filter { smooth[$0] >= 0.2 * p90 }
         guard let first = inked.first, let last = inked.last else { return nil }
         let margin = band.count / 2
         let lo = max(0, first - margin), hi = min(length, last + 1 + margin)
         guard Double(hi - lo) <= 0.8 * Double(length), hi - lo >= 8 else { return nil }
-        let a0 = p.band == nil ? 0 : max(0, band.lowerBound - max(3, band.count / 8))
-        let a1 = p.band == nil ? across : min(across, band.upperBound + max(3, band.count / 8))
+        let a0 = p.band == nil ? 0 : max(0, band.lowerBound - Self.bandMargin(band))
+        let a1 = p.band == nil ? across : min(across, band.upperBound + Self.bandMargin(band))
         let box = standing ? BoundingBox(x: a0, y: lo, width: a1 - a0, height: hi - lo)
                            : BoundingBox(x: lo, y: a0, width: hi - lo, height: a1 - a0)
         let image = try p.sized.cropped(to: box)

@@ -305,6 +305,27 @@ public struct SpineFinder: Sendable {
         return count
     }
 
+    /// The mean of each `window` values centred on each one (a running sum; the ends average
+    /// what there is, divided by the whole window).
+    static func movingAverage(_ values: [Double], window k: Int) -> [Double] {
+        var smooth = [Double](repeating: 0, count: values.count)
+        var running = 0.0
+        for i in 0..<(values.count + k / 2) {
+            if i < values.count { running += values[i] }
+            if i - k >= 0 { running -= values[i - k] }
+            let centre = i - k / 2
+            if centre >= 0 && centre < values.count { smooth[centre] = running / Double(k) }
+        }
+        return smooth
+    }
+
+    /// The value nine tenths of the way up `values` (0 when empty).
+    static func upperDecile(_ values: [Double]) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.9))]
+    }
+
     /// Rows are horizontal bands dense in standing edges; each gets its spine edges.
     func rows(edges: [UInt8], width: Int, height: Int) -> [Row] {
         guard width > 8, height > 8 else { return [] }
@@ -315,17 +336,8 @@ public struct SpineFinder: Sendable {
             for x in 0..<width where edges[base + x] != 0 { n += 1 }
             profile[y] = Double(n) / Double(width)
         }
-        let k = max(3, height / 50)
-        var smooth = [Double](repeating: 0, count: height)
-        var running = 0.0
-        for y in 0..<height + k / 2 {
-            if y < height { running += profile[y] }
-            if y - k >= 0 { running -= profile[y - k] }
-            let center = y - k / 2
-            if center >= 0 && center < height { smooth[center] = running / Double(k) }
-        }
-        let sorted = smooth.sorted()
-        let p90 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.9))]
+        let smooth = Self.movingAverage(profile, window: max(3, height / 50))
+        let p90 = Self.upperDecile(smooth)
         guard p90 > 0.01 else { return [] }
         let threshold = 0.3 * p90
         var bands: [(Int, Int)] = []

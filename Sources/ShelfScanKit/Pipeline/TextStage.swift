@@ -178,10 +178,10 @@ struct TextStage {
             found.append((Self.entity(match, lines: lines, region: region), lines))
         }
         let books = Self.withoutEchoes(found)
-        let matchedLines = Set(zip(chosen, assigned).filter { $0.1 != nil }.flatMap { $0.0.lines.map(\.box) })
-        // Text already explained is not "unidentified": another reading of a found book's ink
-        // (overlapping windows read a spine twice), or words of a found book's title.
+        // Text already explained is not "unidentified": a found book's own lines, another reading
+        // of their ink (overlapping windows read a spine twice), or words of a found book's title.
         let explained = zip(chosen, assigned).filter { $0.1 != nil }.flatMap { $0.0.lines }
+        let matchedLines = Set(explained.map(\.box))
         let titles = books.compactMap { $0.title.map(Self.letters) }
         var unidentified: [UnidentifiedText] = []
         for lines in perRegion {
