@@ -113,6 +113,8 @@ struct BookMatcherTests {
             Book(title: "Kiss the Girls", authors: ["James Patterson"]),
             Book(title: "Stephen King's N.", authors: ["Marc Guggenheim", "Stephen King"]),
             Book(title: "The Works of John Keats", authors: ["John Keats"]),
+            Book(title: "211 Things a Bright Boy Can Do", authors: ["Tom Cutler"]),
+            Book(title: "The Fisherman & the Princess", authors: ["Bryan Cesar", "Neil Tavares"]),
         ]
         for i in list.indices { list[i].id = Int64(i + 1); list[i].owned = false }
         return list
@@ -176,6 +178,26 @@ struct BookMatcherTests {
         #expect(!matcher.matches(for: spine("JOHN", "KEATS")).contains { $0.book.title == "The Works of John Keats" })
         // The book whose own author it is still gets the name's support.
         #expect((top(spine("STEPHEN KING", "IT"))?.score ?? 0) >= 0.8)
+    }
+
+    @Test("part of a long title beside its author's whole name is the book; the name alone, or a surname, is less")
+    func wholeNameSupportsPartOfATitle() throws {
+        let whole = try #require(top(spine("Bright Boy Tom Cutler")))
+        #expect(whole.book.title == "211 Things a Bright Boy Can Do")
+        #expect(whole.score >= 0.6)
+        let surname = try #require(top(spine("Bright Boy Cutler")))
+        #expect(surname.score < whole.score)
+        #expect((top(spine("TOM CUTLER"))?.score ?? 0) < 0.6)
+    }
+
+    @Test("every author's name a spine shows is the book's: a co-author's name does not count against it")
+    func coauthorsExplained() throws {
+        let both = try #require(top(spine("The Princess Story by Bryan Cesar Artwork by Neil Tavares")))
+        #expect(both.book.title == "The Fisherman & the Princess")
+        #expect(both.score >= 0.6)
+        // Another name where the co-author's stands is unexplained text, and costs.
+        let other = try #require(top(spine("The Princess Story by Bryan Cesar Artwork by Neil Gaiman")))
+        #expect(other.score < both.score)
     }
 
     @Test("a lone word seen more in authors' names than in titles is weak evidence of a title")

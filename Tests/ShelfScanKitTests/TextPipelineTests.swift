@@ -104,6 +104,26 @@ struct TextPipelineTests {
         #expect(unidentified.map(\.text) == ["Zyxwv Quorbalt"], "\(unidentified.map(\.text))")
     }
 
+    @Test("a word two overlapping regions both read is one word: not a title word and its author's name at once")
+    func sameInkOnce() {
+        var books = [Book(title: "No, David!", authors: ["David Shannon"])]
+        books[0].id = 1
+        let stage = TextStage(workers: OCRWorkers(size: 1), matcher: BookMatcher(books: books), minimumScore: 0.6)
+        let regions = (0..<2).map { i in
+            TextRegion(layout: .spine, box: BoundingBox(x: 100 + 30 * i, y: 0, width: 60, height: 400), lean: 0,
+                       typicalThickness: 40, row: 0, index: i)
+        }
+        func line(_ text: String, x: Int, y: Int = 20) -> ReadLine {
+            ReadLine(text: text, confidence: 95, box: BoundingBox(x: x, y: y, width: 50, height: 20), textHeight: 20, quarterTurns: 0)
+        }
+        // David Baldacci's spine: DAVID printed across it, read by both windows over it.
+        let twice = stage.match(lines: [[line("DAVID", x: 120)], [line("DAVID", x: 121, y: 21)]], regions: regions, coverLike: false)
+        #expect(twice.0.isEmpty, "\(twice.0.map(\.title))")
+        // Two different lines, title and author, are the book.
+        let named = stage.match(lines: [[line("DAVID", x: 120)], [line("DAVID SHANNON", x: 121, y: 300)]], regions: regions, coverLike: false)
+        #expect(named.0.map(\.title) == ["No, David!"])
+    }
+
     @Test("every spine region knows its band (the space between its edges), inside its box")
     func bandsInsideBoxes() async throws {
         let photo = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-2rows-perspective.jpg")).image
@@ -218,6 +238,52 @@ struct TextPipelineTests {
         #expect((400...480).contains(short.image.width), "\(short.image.width)")
         #expect((260...300).contains(-short.offset.0), "starts at \(-short.offset.0)")
         #expect(try RegionReader().inkCrop(try crop(spine: 0..<1000), region: region) == nil)
+    }
+
+    @Test("a title printed across a standing spine is read upright and placed where it is; a thin spine is not read across")
+    func acrossTheSpine() async throws {
+        // Dune's front cover stands in for a wide hardback's spine: its title runs across it.
+        let photo = try ImageLoader().load(path: Fixtures.sample("covers/cover-dune.jpg")).image
+        let wide = TextRegion(layout: .spine, box: BoundingBox(x: 240, y: 120, width: 480, height: 1000), lean: 0,
+                              typicalThickness: 460, row: 0, index: 0, band: 250...710)
+        let thin = TextRegion(layout: .spine, box: BoundingBox(x: 400, y: 120, width: 70, height: 1000), lean: 0,
+                              typicalThickness: 60, row: 0, index: 1, band: 405...465)
+        let (lines, thinLines) = try await offPool {
+            let engine = try TesseractEngine(tessdata: Fixtures.models)
+            return (try RegionReader().readAcross(wide, in: photo, engine: engine),
+                    try RegionReader().readAcross(thin, in: photo, engine: engine))
+        }
+        let dune = try #require(lines.first { $0.text.uppercased().contains("DUNE") }, "read: \(lines.map(\.text))")
+        #expect(dune.quarterTurns == 0)
+        // DUNE is printed at about x 280-680, y 250-380 of the 960x1280 photo.
+        #expect(dune.box.x >= 240 && dune.box.x + dune.box.width <= 720, "\(dune.box)")
+        #expect(dune.box.y >= 200 && dune.box.y + dune.box.height <= 430, "\(dune.box)")
+        #expect(thinLines.isEmpty, "read: \(thinLines.map(\.text))")
+    }
+
+    @Test("a shelf taken the wrong way (regions that read as nothing) is read the other way when that way was found too")
+    func otherOrientation() async throws {
+        let photo = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-english-ttb.jpg")).image
+        let library = try Evaluator.corpusLibrary(directory: Fixtures.sampleImages)
+        let stage = TextStage(workers: OCRWorkers(tessdata: Fixtures.models, size: 2), matcher: try BookMatcher(library: library), minimumScore: 0.6)
+        let (w, h) = (photo.width, photo.height)
+        // The photo cut into lying books: the reading of a standing shelf taken for a pile.
+        let wrong = (0..<4).map { i in
+            TextRegion(layout: .lyingSpine, box: BoundingBox(x: 0, y: i * h / 4, width: w, height: h / 4), lean: 0,
+                       typicalThickness: Double(h / 4), row: i, index: 0)
+        }
+        let (alone, fallback, right) = try await offPool {
+            let right = try SpineFinder().spines(in: photo)
+            let alone = try stage.run(photo, mode: .shelf, spines: (SpineFinder.Layout(regions: wrong, standingEdges: 0, lyingEdges: 4), 0))
+            let fallback = try stage.run(photo, mode: .shelf, spines: (SpineFinder.Layout(regions: wrong, standingEdges: 0, lyingEdges: 4,
+                                                                                          alternative: right.regions), 0))
+            return (alone, fallback, right)
+        }
+        #expect(alone.books.count <= TextStage.fewBooks, "\(alone.books.map(\.title))")
+        #expect(fallback.books.count >= 5, "\(fallback.books.map(\.title))")
+        #expect(fallback.regions == right.regions)
+        let labelled = try Self.labelled("shelves/shelf-1row-english-ttb.jpg")
+        #expect(fallback.books.allSatisfy { labelled.contains(TitleKey.of($0.title ?? "")) })
     }
 
     @Test("a front cover has no shelf: the spine finder finds (almost) no spine edges")

@@ -118,6 +118,39 @@ public struct RegionReader: Sendable {
         return kept
     }
 
+    /// A standing spine's band read upright (0°), for a title printed across the spine (a
+    /// hardback's, or a big-name paperback's, whose author runs along it: "STEPHEN KING" read
+    /// surely, "DOCTOR / SLEEP" across beside it never read). Words across a spine are a sixth
+    /// to a tenth of its width high, so the band is scaled to `acrossWidth` pixels wide and read
+    /// as sparse text (the letters running along the spine, turned, are noise to a block
+    /// reading). Empty for regions that are not standing spines or are too thin to hold a word.
+    public func readAcross(_ region: TextRegion, in image: PixImage, engine: TesseractEngine) throws(ShelfScanError) -> [ReadLine] {
+        guard region.layout == .spine else { return [] }
+        let gray = try image.cropped(to: region.box).grayscale()
+        let upright = abs(region.lean) >= 1.5 ? try gray.rotated(degrees: -region.lean) : gray
+        let offsetX = Double(upright.width - gray.width) / 2, offsetY = Double(upright.height - gray.height) / 2
+        let span = Self.bandSpan(region, upright: upright, offset: offsetX) ?? 0..<upright.width
+        let margin = Self.bandMargin(span)
+        let lo = max(0, span.lowerBound - margin), hi = min(upright.width, span.upperBound + margin)
+        guard hi - lo >= Self.minimumAcrossBand, Double(span.count) >= Self.minimumAcrossAspect * Double(upright.height) else { return [] }
+        let strip = try Self.strip(of: upright, across: lo..<hi, standing: true)
+        let factor = min(4, max(1, Self.acrossWidth / Double(hi - lo)))
+        let sized = factor > 1.08 ? try strip.scaled(by: factor) : strip
+        let background = UInt32(try Self.strip(of: upright, across: span, standing: true).median ?? 255)
+        return try read(sized, turns: [0], single: false, region: region, factor: factor,
+                        offset: (offsetX - Double(lo), offsetY), background: background, engine: engine,
+                        thresholding: .global, tag: "-across", page: .sparse)
+            .filter { region.holds($0.box) }
+    }
+
+    /// Width a spine's band is scaled to for `readAcross`.
+    static let acrossWidth = 300.0
+    /// Bands thinner than this (photo pixels) hold no word across them worth reading.
+    static let minimumAcrossBand = 24
+    /// Nor spines thinner than this share of their length: titles are printed across spines of
+    /// 25 mm and more (a tenth of a hardback's height and more), not across thin paperbacks.
+    static let minimumAcrossAspect = 0.1
+
     /// A region cut from the photo, gray, upright and scaled for reading.
     struct Prepared {
         var sized: PixImage
@@ -266,7 +299,7 @@ public struct RegionReader: Sendable {
 
     private func read(_ sized: PixImage, turns: [Int], single: Bool, region: TextRegion, factor: Double,
                       offset: (Double, Double), background: UInt32, engine: TesseractEngine,
-                      thresholding: Thresholding, tag: String = "") throws(ShelfScanError) -> [ReadLine] {
+                      thresholding: Thresholding, tag: String = "", page: PageLayout? = nil) throws(ShelfScanError) -> [ReadLine] {
         let (offsetX, offsetY) = offset
         let pad = Self.pad
         var lines: [ReadLine] = []
@@ -274,7 +307,7 @@ public struct RegionReader: Sendable {
             if single, lines.contains(where: { $0.confidence >= 85 }) { break }
             let turned = try sized.rotated(quarterTurns: turns).padded(by: pad, gray: background)
             let t0 = ContinuousClock.now
-            let page = try engine.recognize(turned, layout: region.layout == .cover ? .auto : .block, thresholding: thresholding,
+            let page = try engine.recognize(turned, layout: page ?? (region.layout == .cover ? .auto : .block), thresholding: thresholding,
                                             deadline: region.layout == .cover ? nil : readDeadline)
             if Self.traceReads {
                 FileHandle.standardError.write(Data("READ r\(region.row)-\(region.index) q\(turns) \(thresholding == .local ? "local" : "global")\(tag) \(turned.width)x\(turned.height) \(String(format: "%.0f", t0.millisecondsElapsed)) ms lines \(page.lines.count) best \(Int(page.lines.map(\.confidence).max() ?? 0))\n".utf8))

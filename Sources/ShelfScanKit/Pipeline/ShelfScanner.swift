@@ -114,7 +114,7 @@ public struct ShelfScanner: Sendable {
         // barcode settles the photo: about 40 ms of that core on a 12 MP photo).
         let findSpines = options.mode == .auto || options.mode == .shelf
         let barcodeSlot = ResultSlots<(Result<BarcodeReadout, ShelfScanError>, Double)>(count: 1)
-        let spineSlot = ResultSlots<(Result<[TextRegion], ShelfScanError>, Double)>(count: 1)
+        let spineSlot = ResultSlots<(Result<SpineFinder.Layout, ShelfScanError>, Double)>(count: 1)
         let barcodeOptions = options.barcodes
         DispatchQueue.concurrentPerform(iterations: findSpines ? 2 : 1) { i in
             let clock = ContinuousClock.now
@@ -122,7 +122,7 @@ public struct ShelfScanner: Sendable {
                 let r = Result<BarcodeReadout, ShelfScanError> { () throws(ShelfScanError) in try BarcodeReader(options: barcodeOptions).read(image) }
                 barcodeSlot.set(0, (r, clock.millisecondsElapsed))
             } else {
-                let r = Result<[TextRegion], ShelfScanError> { () throws(ShelfScanError) in try SpineFinder().spines(in: image).regions }
+                let r = Result<SpineFinder.Layout, ShelfScanError> { () throws(ShelfScanError) in try SpineFinder().spines(in: image) }
                 spineSlot.set(0, (r, clock.millisecondsElapsed))
             }
         }
@@ -152,7 +152,7 @@ public struct ShelfScanner: Sendable {
         if options.mode != .barcode && !settledByBarcode {
             do {
                 let stage = try TextStage(workers: text.workers, matcher: text.matcher(), minimumScore: options.minimumMatchScore)
-                var spines: (regions: [TextRegion], milliseconds: Double)?
+                var spines: (layout: SpineFinder.Layout, milliseconds: Double)?
                 if let (found, ms) = spineSlot.values[0] { spines = (try found.get(), ms) }
                 let found = try stage.run(image, mode: options.mode, spines: spines)
                 timings.regions = found.regionsMilliseconds

@@ -30,23 +30,31 @@ struct TextStage {
     let minimumScore: Double
 
     /// `spines`: the regions, and the time finding them took, when already found.
-    func run(_ image: PixImage, mode: ScanMode, spines: (regions: [TextRegion], milliseconds: Double)? = nil) throws(ShelfScanError) -> TextFindings {
+    func run(_ image: PixImage, mode: ScanMode, spines: (layout: SpineFinder.Layout, milliseconds: Double)? = nil) throws(ShelfScanError) -> TextFindings {
         var findings = TextFindings()
         var clock = ContinuousClock.now
-        var regions: [TextRegion] = []
+        var layout: SpineFinder.Layout?
         if mode != .cover {
-            if let spines { regions = spines.regions } else { regions = try finder.spines(in: image).regions }
+            if let spines { layout = spines.layout } else { layout = try finder.spines(in: image) }
         }
         findings.regionsMilliseconds = spines.map(\.milliseconds) ?? clock.millisecondsElapsed
-        if !regions.isEmpty {
-            clock = .now
-            let lines = try read(regions, in: image)
-            findings.ocrMilliseconds = clock.millisecondsElapsed
-            clock = .now
-            (findings.books, findings.unidentified) = match(lines: lines, regions: regions, coverLike: false)
-            findings.matchingMilliseconds = clock.millisecondsElapsed
-            findings.regions = regions
-            findings.lines = lines.flatMap { $0 }
+        if let layout, !layout.regions.isEmpty {
+            try readSpines(layout.regions, in: image, into: &findings)
+            // Almost nothing named: the photo may have been taken the wrong way (a small pile on
+            // top of a standing row outvoting the row's spines). The other orientation's regions
+            // are read too, and the reading that names more books is kept.
+            if findings.books.count <= Self.fewBooks && !layout.alternative.isEmpty {
+                var other = TextFindings()
+                try readSpines(layout.alternative, in: image, into: &other)
+                findings.ocrMilliseconds += other.ocrMilliseconds
+                findings.matchingMilliseconds += other.matchingMilliseconds
+                if other.books.count > findings.books.count {
+                    other.ocrMilliseconds = findings.ocrMilliseconds
+                    other.matchingMilliseconds = findings.matchingMilliseconds
+                    other.regionsMilliseconds = findings.regionsMilliseconds
+                    findings = other
+                }
+            }
         }
         // A cover, or what auto mode could not read as spines.
         if mode == .cover || (mode == .auto && findings.books.isEmpty) {
@@ -75,6 +83,54 @@ struct TextStage {
         }
         return findings
     }
+
+    /// A spine reading naming this many books or fewer may have taken the photo the wrong way.
+    static let fewBooks = 1
+
+    /// Reads `regions` as spines and matches what they say.
+    func readSpines(_ regions: [TextRegion], in image: PixImage, into findings: inout TextFindings) throws(ShelfScanError) {
+        var clock = ContinuousClock.now
+        var lines = try read(regions, in: image)
+        findings.ocrMilliseconds = clock.millisecondsElapsed
+        clock = .now
+        (findings.books, findings.unidentified) = match(lines: lines, regions: regions, coverLike: false)
+        findings.matchingMilliseconds = clock.millisecondsElapsed
+        // A standing spine that named no book may carry its title across it (hardbacks,
+        // big-name paperbacks: "STEPHEN KING" along, "DOCTOR / SLEEP" across): those wide
+        // enough to hold a word across are read upright too, and everything is matched again.
+        let explained = Set(findings.books.flatMap { $0.evidence.map(\.box) })
+        let across = regions.indices.filter { r in
+            regions[r].layout == .spine && Self.acrossReading && !lines[r].contains { explained.contains($0.box) }
+        }
+        if !across.isEmpty {
+            clock = .now
+            let results = ResultSlots<Result<[ReadLine], ShelfScanError>>(count: across.count)
+            DispatchQueue.concurrentPerform(iterations: across.count) { i in
+                results.set(i, Result<[ReadLine], ShelfScanError> { () throws(ShelfScanError) -> [ReadLine] in
+                    try workers.withEngine { engine throws(ShelfScanError) in try reader.readAcross(regions[across[i]], in: image, engine: engine) }
+                })
+            }
+            var added = 0
+            for (i, slot) in results.values.enumerated() {
+                switch slot {
+                case .success(let l)?: lines[across[i]] += l; added += l.count
+                case .failure(let e)?: throw e
+                case nil: break
+                }
+            }
+            findings.ocrMilliseconds += clock.millisecondsElapsed
+            if added > 0 {
+                clock = .now
+                (findings.books, findings.unidentified) = match(lines: lines, regions: regions, coverLike: false)
+                findings.matchingMilliseconds += clock.millisecondsElapsed
+            }
+        }
+        findings.regions = regions
+        findings.lines = lines.flatMap { $0 }
+    }
+
+    /// `SHELFSCAN_ACROSS=off` leaves titles across standing spines unread (for measuring).
+    static let acrossReading = ProcessInfo.processInfo.environment["SHELFSCAN_ACROSS"] != "off"
 
     /// Reads every region, both cores busy (one engine each).
     func read(_ regions: [TextRegion], in image: PixImage) throws(ShelfScanError) -> [[ReadLine]] {
@@ -140,10 +196,19 @@ struct TextStage {
                 }
                 groups = [Group(first: 0, last: ordered.count - 1, matches: best)]
             } else {
-                // Within one region, or across one edge that may have been a false one.
+                // Within one region, or across one edge that may have been a false one; never
+                // the same ink twice (two overlapping regions read one word: "DAVID" read as a
+                // title word and again as the author's name made "No, David!" of Baldacci's spine).
+                let letters = ordered.map { Self.letters($0.line.text) }
+                func rereads(_ i: Int, _ j: Int) -> Bool {
+                    ordered[i].region != ordered[j].region && letters[i] == letters[j]
+                        && RegionReader.overlap(ordered[i].line.box, ordered[j].line.box) > 0.5
+                }
                 let spans: [(first: Int, last: Int)] = ordered.indices.flatMap { first in
                     (first..<min(ordered.count, first + 4))
-                        .prefix { ordered[$0].position - ordered[first].position <= 1 }
+                        .prefix { last in
+                            ordered[last].position - ordered[first].position <= 1 && !(first..<last).contains { rereads($0, last) }
+                        }
                         .map { (first, $0) }
                 }
                 // Both cores: a full shelf row is a few hundred spans.
