@@ -82,6 +82,27 @@ struct TextPipelineTests {
         #expect(kept == ["The Black Swan", "Black Beauty", "Slack Water"])
     }
 
+    @Test("a book whose title words all belong to a surer book's title, read from that book's ink, is a fragment of it")
+    func fragmentsDropped() {
+        func line(_ text: String, _ x: Int, _ y: Int) -> ReadLine {
+            ReadLine(text: text, confidence: 90, box: BoundingBox(x: x, y: y, width: 30, height: 100), textHeight: 30, quarterTurns: 3)
+        }
+        func book(_ title: String, _ confidence: Double) -> BookEntity {
+            BookEntity(title: title, subtitle: nil, authors: [], isbn13: nil, isbn10: nil, inLibrary: false, libraryId: nil,
+                       readingStatus: nil, source: "catalog", publisher: nil, year: nil, coverURL: nil,
+                       confidence: confidence, evidence: [])
+        }
+        let kindness = (book("The Kindness of Strangers", 0.86), [line("The Kindness", 10, 450), line("of Strangers", 12, 600)])
+        // A window over the same spine read only its last word: a fragment.
+        let fragment = (book("Strangers", 0.79), [line("Strangers", 14, 610)])
+        // The same title on another spine is another book.
+        let elsewhere = (book("Strangers", 0.75), [line("STRANGERS", 500, 600)])
+        // Other words on the same ink are not a fragment of it (a misreading, judged as such elsewhere).
+        let other = (book("The Stranger", 0.7), [line("Stranger", 13, 605)])
+        let kept = TextStage.withoutEchoes([fragment, kindness, elsewhere, other]).map { $0.title ?? "" }
+        #expect(kept == ["The Kindness of Strangers", "Strangers", "The Stranger"])
+    }
+
     @Test("unidentified text is text no found book explains: not a found title read again, not listed twice")
     func unidentifiedIsUnexplained() {
         var books = [Book(title: "Murder at the Vicarage", authors: ["Agatha Christie"])]

@@ -272,15 +272,29 @@ struct TextStage {
     /// confident book is that book's echo, not a second book ("BLACK" beside "BLACK SWAN").
     /// Dropping rereads before matching instead lost books (175 against 179 of 615 on the real
     /// shelves): a title's two copies can each complete a different group.
+    ///
+    /// Likewise a book whose title words all belong to a more confident book's title and which
+    /// was read (in part) from that book's ink is a fragment of it: "Strangers" from a window over
+    /// *The Kindness of Strangers*, "The Keeping" over *Keeping Pet Chickens*, Hamilton's *Danse
+    /// Macabre* over King's.
     static func withoutEchoes(_ books: [(book: BookEntity, lines: [ReadLine])]) -> [BookEntity] {
         var kept: [(book: BookEntity, lines: [ReadLine])] = []
+        func titleWords(_ book: BookEntity) -> (core: Set<String>, all: Set<String>) {
+            let t = MatchText.title(book.title ?? "", subtitle: book.subtitle)
+            return (Set(t.core).subtracting(MatchText.commonWords), Set(t.core + t.extra))
+        }
         for candidate in books.sorted(by: { $0.book.confidence > $1.book.confidence }) {
             let echo = !candidate.lines.isEmpty && candidate.lines.allSatisfy { line in
                 kept.contains { other in
                     other.lines.contains { letters($0.text) == letters(line.text) && RegionReader.overlap($0.box, line.box) > 0.5 }
                 }
             }
-            if !echo { kept.append(candidate) }
+            let words = titleWords(candidate.book).core
+            let fragment = !words.isEmpty && kept.contains { other in
+                words.isSubset(of: titleWords(other.book).all)
+                    && candidate.lines.contains { line in other.lines.contains { RegionReader.overlap($0.box, line.box) > 0.5 } }
+            }
+            if !echo && !fragment { kept.append(candidate) }
         }
         return kept.map(\.book)
     }
