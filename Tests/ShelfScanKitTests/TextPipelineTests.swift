@@ -327,8 +327,8 @@ struct TextPipelineTests {
         #expect(agreeing * 4 >= orientations.count * 3, "\(orientations)")
     }
 
-    @Test("a shelf photo: most of its books, each once, none that is not on the shelf, with text evidence",
-          arguments: ["shelves/shelf-1row-english-ttb.jpg", "shelves/shelf-1row-mixed.jpg"])
+    @Test("a shelf photo: most of its books, each once, none that is not on the shelf, with text evidence inside the photo",
+          arguments: ["shelves/shelf-1row-english-ttb.jpg", "shelves/shelf-1row-mixed.jpg", "shelves/shelf-2rows-jpeg40-leaning.jpg"])
     func shelf(_ image: String) async throws {
         let labelled = try Self.labelled(image)
         let result = try await Self.scan(image)
@@ -342,10 +342,32 @@ struct TextPipelineTests {
             let text = try #require(book.evidence.first { $0.kind == .text })
             #expect((0...100).contains(text.ocrConfidence ?? -1))
             #expect((0.0...1.0).contains(text.matchScore ?? -1))
-            #expect(text.box.width > 0 && text.box.x + text.box.width <= result.width)
             #expect((0.0...1.0).contains(book.confidence))
         }
+        // Every line read lies inside the photo, even near a deskewed crop's corner.
+        for line in result.lines {
+            #expect(line.box.x >= 0 && line.box.y >= 0 && line.box.width > 0 && line.box.height > 0, "\(line.text) \(line.box)")
+            #expect(line.box.x + line.box.width <= result.width && line.box.y + line.box.height <= result.height, "\(line.text) \(line.box)")
+        }
         #expect(zip(result.books, result.books.dropFirst()).allSatisfy { $0.confidence >= $1.confidence }, "ranked by confidence")
+    }
+
+    @Test("lines read at a leaning spine's corner by the photo's edge stay inside the photo (a real shelf)",
+          .enabled(if: Fixtures.hasSharedCorpora, "../shared/corpora is absent beside the repository"))
+    func linesInsideRealPhoto() async throws {
+        // jo1: a leaning spine at the left edge, read through a deskewed crop, once gave a line
+        // at x = -16.
+        let path = Fixtures.sharedCorpora + "/shelves/freegle/jo1.jpg"
+        var options = ScanOptions()
+        options.mode = .shelf
+        let scanner = ShelfScanner(options: options, library: try LibraryDatabase.inMemory())
+        let result = try await offPool { scanner.scan(path: path) }
+        #expect(result.error == nil)
+        #expect(!result.lines.isEmpty)
+        for line in result.lines {
+            #expect(line.box.x >= 0 && line.box.y >= 0 && line.box.width > 0 && line.box.height > 0, "\(line.text) \(line.box)")
+            #expect(line.box.x + line.box.width <= result.width && line.box.y + line.box.height <= result.height, "\(line.text) \(line.box)")
+        }
     }
 
     @Test("a front cover: auto mode reads it as a cover and names the book first")

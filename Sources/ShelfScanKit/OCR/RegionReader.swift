@@ -30,6 +30,16 @@ public struct ReadLine: Sendable, Codable, Equatable {
         self.wordConfidences = wordConfidences
     }
 
+    /// The same line with its box cut to the photo (a line read near a deskewed crop's corner
+    /// can map a few pixels beyond the photo's edge).
+    func inside(width: Int, height: Int) -> ReadLine {
+        var box = self.box.clamped(width: width, height: height)
+        if box.width == 0 { box.x = max(0, min(box.x, width - 1)); box.width = 1 }
+        if box.height == 0 { box.y = max(0, min(box.y, height - 1)); box.height = 1 }
+        return ReadLine(text: text, confidence: confidence, box: box, textHeight: textHeight, quarterTurns: quarterTurns,
+                        readingConfidence: readingConfidence, wordConfidences: wordConfidences)
+    }
+
     enum CodingKeys: String, CodingKey { case text, confidence, box, textHeight, quarterTurns }
 
     public init(from decoder: Decoder) throws {
@@ -113,7 +123,7 @@ public struct RegionReader: Sendable {
             lines += try read(p.sized, turns: turns, single: single, region: region, factor: p.factor,
                               offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .local)
         }
-        let kept = Self.keepBest(lines)
+        let kept = Self.keepBest(lines).map { $0.inside(width: image.width, height: image.height) }
         for line in kept where line.confidence >= 80 { votes?.add(line.quarterTurns) }
         return kept
     }
@@ -141,6 +151,7 @@ public struct RegionReader: Sendable {
                         offset: (offsetX - Double(lo), offsetY), background: background, engine: engine,
                         thresholding: .global, tag: "-across", page: .sparse)
             .filter { region.holds($0.box) }
+            .map { $0.inside(width: image.width, height: image.height) }
     }
 
     /// Width a spine's band is scaled to for `readAcross`.
