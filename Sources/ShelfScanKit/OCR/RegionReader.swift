@@ -136,9 +136,7 @@ public struct RegionReader: Sendable {
     /// reading). Empty for regions that are not standing spines or are too thin to hold a word.
     public func readAcross(_ region: TextRegion, in image: PixImage, engine: TesseractEngine) throws(ShelfScanError) -> [ReadLine] {
         guard region.layout == .spine else { return [] }
-        let gray = try image.cropped(to: region.box).grayscale()
-        let upright = abs(region.lean) >= 1.5 ? try gray.rotated(degrees: -region.lean) : gray
-        let offsetX = Double(upright.width - gray.width) / 2, offsetY = Double(upright.height - gray.height) / 2
+        let (upright, offsetX, offsetY) = try self.upright(region, in: image)
         let span = Self.bandSpan(region, upright: upright, offset: offsetX) ?? 0..<upright.width
         let margin = Self.bandMargin(span)
         let lo = max(0, span.lowerBound - margin), hi = min(upright.width, span.upperBound + margin)
@@ -162,6 +160,14 @@ public struct RegionReader: Sendable {
     /// 25 mm and more (a tenth of a hardback's height and more), not across thin paperbacks.
     static let minimumAcrossAspect = 0.1
 
+    /// The region cut from `image` in gray and turned back upright by its lean (white comes in
+    /// at the corners), with what the turn added to each side (x, y).
+    func upright(_ region: TextRegion, in image: PixImage) throws(ShelfScanError) -> (PixImage, Double, Double) {
+        let gray = try image.cropped(to: region.box).grayscale()
+        let upright = abs(region.lean) >= 1.5 ? try gray.rotated(degrees: -region.lean) : gray
+        return (upright, Double(upright.width - gray.width) / 2, Double(upright.height - gray.height) / 2)
+    }
+
     /// A region cut from the photo, gray, upright and scaled for reading.
     struct Prepared {
         var sized: PixImage
@@ -177,11 +183,7 @@ public struct RegionReader: Sendable {
 
     /// The region cut from `image`, gray, upright and scaled for reading.
     func prepare(_ region: TextRegion, in image: PixImage) throws(ShelfScanError) -> Prepared {
-        let crop = try image.cropped(to: region.box)
-        let gray = try crop.grayscale()
-        // Turn leaning spines back upright (white comes in at the corners).
-        let upright = abs(region.lean) >= 1.5 ? try gray.rotated(degrees: -region.lean) : gray
-        let offsetX = Double(upright.width - gray.width) / 2, offsetY = Double(upright.height - gray.height) / 2
+        let (upright, offsetX, offsetY) = try self.upright(region, in: image)
         let offset = region.layout == .spine ? offsetX : offsetY
         let band = Self.bandSpan(region, upright: upright, offset: offset)
         let background = spineGrayPadding ? try Self.spineGray(upright, region: region, offset: offset) : nil

@@ -44,16 +44,12 @@ struct TextStage {
             // top of a standing row outvoting the row's spines). The other orientation's regions
             // are read too, and the reading that names more books is kept.
             if findings.books.count <= Self.fewBooks && !layout.alternative.isEmpty {
-                var other = TextFindings()
+                var other = findings
                 try readSpines(layout.alternative, in: image, into: &other)
-                findings.ocrMilliseconds += other.ocrMilliseconds
-                findings.matchingMilliseconds += other.matchingMilliseconds
-                if other.books.count > findings.books.count {
-                    other.ocrMilliseconds = findings.ocrMilliseconds
-                    other.matchingMilliseconds = findings.matchingMilliseconds
-                    other.regionsMilliseconds = findings.regionsMilliseconds
-                    findings = other
-                }
+                if other.books.count > findings.books.count { swap(&findings, &other) }
+                // Both readings took their time, whichever is kept.
+                findings.ocrMilliseconds = findings.ocrMilliseconds + other.ocrMilliseconds
+                findings.matchingMilliseconds = findings.matchingMilliseconds + other.matchingMilliseconds
             }
         }
         // A cover, or what auto mode could not read as spines.
@@ -104,20 +100,11 @@ struct TextStage {
         }
         if !across.isEmpty {
             clock = .now
-            let results = ResultSlots<Result<[ReadLine], ShelfScanError>>(count: across.count)
-            DispatchQueue.concurrentPerform(iterations: across.count) { i in
-                results.set(i, Result<[ReadLine], ShelfScanError> { () throws(ShelfScanError) -> [ReadLine] in
-                    try workers.withEngine { engine throws(ShelfScanError) in try reader.readAcross(regions[across[i]], in: image, engine: engine) }
-                })
+            let read = try readEach(across.map { regions[$0] }) { region, engine throws(ShelfScanError) in
+                try reader.readAcross(region, in: image, engine: engine)
             }
             var added = 0
-            for (i, slot) in results.values.enumerated() {
-                switch slot {
-                case .success(let l)?: lines[across[i]] += l; added += l.count
-                case .failure(let e)?: throw e
-                case nil: break
-                }
-            }
+            for (r, l) in zip(across, read) { lines[r] += l; added += l.count }
             findings.ocrMilliseconds += clock.millisecondsElapsed
             if added > 0 {
                 clock = .now
@@ -134,11 +121,19 @@ struct TextStage {
 
     /// Reads every region, both cores busy (one engine each).
     func read(_ regions: [TextRegion], in image: PixImage) throws(ShelfScanError) -> [[ReadLine]] {
-        let results = ResultSlots<Result<[ReadLine], ShelfScanError>>(count: regions.count)
         let votes = DirectionVotes()
+        return try readEach(regions) { region, engine throws(ShelfScanError) in
+            try reader.read(region, in: image, engine: engine, votes: votes)
+        }
+    }
+
+    /// `body` on every region, both cores busy (one engine each); the first error is thrown.
+    func readEach(_ regions: [TextRegion],
+                  _ body: @escaping @Sendable (TextRegion, TesseractEngine) throws(ShelfScanError) -> [ReadLine]) throws(ShelfScanError) -> [[ReadLine]] {
+        let results = ResultSlots<Result<[ReadLine], ShelfScanError>>(count: regions.count)
         DispatchQueue.concurrentPerform(iterations: regions.count) { i in
             let outcome = Result<[ReadLine], ShelfScanError> { () throws(ShelfScanError) -> [ReadLine] in
-                try workers.withEngine { engine throws(ShelfScanError) in try reader.read(regions[i], in: image, engine: engine, votes: votes) }
+                try workers.withEngine { engine throws(ShelfScanError) in try body(regions[i], engine) }
             }
             results.set(i, outcome)
         }
