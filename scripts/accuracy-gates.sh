@@ -8,7 +8,7 @@ echo "== eval SampleImages"
 $bin eval SampleImages --min-barcode-rate 0.82 --max-misreads 0 --max-false-positives 0 --min-recall 0.80 --max-invented 0.1
 if [ -d ../shared/corpora/barcodes ]; then
     echo "== eval ../shared/corpora/barcodes"
-    $bin eval ../shared/corpora/barcodes --min-barcode-rate 0.78 --max-misreads 3 --max-false-positives 0
+    $bin eval ../shared/corpora/barcodes --min-barcode-rate 0.78 --max-misreads 0 --max-false-positives 0
 else
     echo "skipping ../shared/corpora/barcodes: ../shared is absent"
 fi

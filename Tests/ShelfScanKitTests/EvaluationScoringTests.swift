@@ -112,6 +112,29 @@ struct EvaluationScoringTests {
         isbn.priceCode = "1920081045013"
         let wrongPrice = BarcodeImageScore(truth: t, result: Self.result([], [isbn]))
         #expect(wrongPrice.correctMain == 1 && wrongPrice.misreads == ["1920081045013"])
+        #expect(wrongPrice.unlabelledPartners.isEmpty)
+    }
+
+    @Test("a label naming one code of a Japanese book's ISBN / price-code pair leaves the other out: not a misread")
+    func unlabelledPartner() throws {
+        var isbn = Self.code("9784872348880")
+        isbn.priceCode = "1920081045006"
+        for (labelled, other) in [("9784872348880", "1920081045006"), ("1920081045006", "9784872348880")] {
+            let t = try Self.truth("""
+                {"image": "b/3.png", "kind": "barcode", "books": [], "barcodes": ["\(labelled)"], "unlabelled_regions": false}
+                """)
+            let s = BarcodeImageScore(truth: t, result: Self.result([], [isbn]))
+            #expect(s.correctMain == 1 && s.misreads.isEmpty && s.unlabelledPartners == [other])
+            #expect(BarcodeTotals([s]).misreads == 0 && BarcodeTotals([s]).unlabelledPartners == 1)
+        }
+        // A price code beside another ISBN than the labelled one is no partner of it.
+        var stranger = Self.code("9780143039952")
+        stranger.priceCode = "1920081045006"
+        let t = try Self.truth("""
+            {"image": "b/4.png", "kind": "barcode", "books": [], "barcodes": ["9784872348880"], "unlabelled_regions": false}
+            """)
+        let s = BarcodeImageScore(truth: t, result: Self.result([], [stranger]))
+        #expect(s.misreads == ["9780143039952", "1920081045006"])
     }
 
     @Test("a book found by ISBN matches its label whatever title it carries; top-1 on single-book images")

@@ -14,6 +14,11 @@ public struct BarcodeImageScore: Codable, Sendable {
     public let correctISBNs: Int
     /// Main codes reported that are not in the image.
     public let misreads: [String]
+    /// Codes reported that the label leaves out but that are printed beside a labelled one: a
+    /// Japanese book's ISBN and its price code are printed one above the other and reported
+    /// together (`priceCode`); a label naming only one of them (and no other code of the
+    /// other's kind) leaves the other out. Not misreads, but listed so a reader can check them.
+    public let unlabelledPartners: [String]
     /// Codes reported on a `kind: none` image.
     public let falsePositives: Int
     public let error: String?
@@ -40,7 +45,15 @@ public struct BarcodeImageScore: Codable, Sendable {
         expectedISBNs = isbns.count
         correctISBNs = isbns.filter { reportedMain[$0.main] != nil }.count
         let expectedSet = Set(expectedCodes.map(\.main))
-        misreads = (result.barcodes.map(\.digits) + priceCodes).filter { !expectedSet.contains($0) }
+        let pairs = result.barcodes.compactMap { code in code.priceCode.map { (code.digits, $0) } }
+        let labelledKinds = Set(expectedSet.map(CodeKind.of))
+        let partners = (result.barcodes.map(\.digits) + priceCodes).filter { code in
+            !expectedSet.contains(code) && !labelledKinds.contains(CodeKind.of(code)) && pairs.contains { isbn, price in
+                (code == isbn && expectedSet.contains(price)) || (code == price && expectedSet.contains(isbn))
+            }
+        }
+        unlabelledPartners = partners
+        misreads = (result.barcodes.map(\.digits) + priceCodes).filter { !expectedSet.contains($0) && !partners.contains($0) }
         falsePositives = truth.kind == .none ? result.barcodes.count + priceCodes.count : 0
         error = result.error?.message
         milliseconds = result.timings.total
@@ -57,6 +70,7 @@ public struct BarcodeTotals: Codable, Sendable {
     public var expectedISBNs = 0
     public var correctISBNs = 0
     public var misreads = 0
+    public var unlabelledPartners = 0
     public var falsePositives = 0
     public var errors = 0
     public var medianMilliseconds = 0.0
@@ -75,6 +89,7 @@ public struct BarcodeTotals: Codable, Sendable {
             expectedISBNs += s.expectedISBNs
             correctISBNs += s.correctISBNs
             misreads += s.misreads.count
+            unlabelledPartners += s.unlabelledPartners.count
             falsePositives += s.falsePositives
             errors += s.error == nil ? 0 : 1
         }

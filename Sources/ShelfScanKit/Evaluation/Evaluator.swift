@@ -91,6 +91,11 @@ extension Evaluator.Report {
             out += "\nWrong codes:\n"
             for s in wrong { out += "- \(s.image): reported \(s.misreads.joined(separator: ", ")) (expected \(s.expected.joined(separator: ", ")))\n" }
         }
+        let partners = images.filter { !$0.unlabelledPartners.isEmpty }
+        if !partners.isEmpty {
+            out += "\nCodes the label leaves out, read beside a labelled one (a Japanese book's ISBN and price code; not misreads):\n"
+            for s in partners { out += "- \(s.image): reported \(s.unlabelledPartners.joined(separator: ", ")) (labelled \(s.expected.joined(separator: ", ")))\n" }
+        }
         let failed = images.filter { $0.error != nil }
         if !failed.isEmpty {
             out += "\nUnreadable images:\n"
