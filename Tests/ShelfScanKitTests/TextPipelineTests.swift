@@ -80,6 +80,10 @@ struct TextPipelineTests {
         let other = (book("Slack Water", 0.65), [line("SLACK", 201, 182, 75)])
         let kept = TextStage.withoutEchoes([echo, swan, elsewhere, other]).map { $0.title ?? "" }
         #expect(kept == ["The Black Swan", "Black Beauty", "Slack Water"])
+        // A spine read twice, once with a little junk before it: the junk reading's book is an echo.
+        let farm = (book("Animal Farm", 0.95), [line("GEORGE ORWELL ANIMAL FARM", 300, 400, 500)])
+        let rebellion = (book("La Rebel·lió dels animals", 0.6), [line("Bf GEORGE ORWELL ANIMAL FARM", 280, 401, 520, confidence: 70)])
+        #expect(TextStage.withoutEchoes([rebellion, farm]).map { $0.title ?? "" } == ["Animal Farm"])
     }
 
     @Test("a book whose title words all belong to a surer book's title, read from that book's ink, is a fragment of it")
@@ -97,10 +101,11 @@ struct TextPipelineTests {
         let fragment = (book("Strangers", 0.79), [line("Strangers", 14, 610)])
         // The same title on another spine is another book.
         let elsewhere = (book("Strangers", 0.75), [line("STRANGERS", 500, 600)])
-        // Other words on the same ink are not a fragment of it (a misreading, judged as such elsewhere).
-        let other = (book("The Stranger", 0.7), [line("Stranger", 13, 605)])
+        // Other words on the same ink are not a fragment of it (a misreading, judged as such
+        // elsewhere). A reading within the surer line's letters ("Stranger") would be an echo.
+        let other = (book("Stronger", 0.7), [line("Stronger", 13, 605)])
         let kept = TextStage.withoutEchoes([fragment, kindness, elsewhere, other]).map { $0.title ?? "" }
-        #expect(kept == ["The Kindness of Strangers", "Strangers", "The Stranger"])
+        #expect(kept == ["The Kindness of Strangers", "Strangers", "Stronger"])
     }
 
     @Test("unidentified text is text no found book explains: not a found title read again, not listed twice")
@@ -236,6 +241,27 @@ struct TextPipelineTests {
         // The line is placed on the spine in the photo, not on the neighbour.
         let line = try #require(read.first { TextStage.letters($0.text).contains("theflies") })
         #expect(withBand.holds(line.box), "\(line.box)")
+    }
+
+    @Test("a line on the spine read too badly to keep beside a good one has the band read again, cut to the pixel")
+    func spoiltLineReadAgain() async throws {
+        // Persuasion lying in a stack, under a sliver of the book above it: the first reading
+        // keeps "Jane Austen" and drops the title line it read with the sliver's half letters.
+        let photo = try ImageLoader().load(path: Fixtures.sample("stacks/stack-6-books.jpg")).image
+        let box = BoundingBox(x: 151, y: 667, width: 840, height: 72)
+        let withBand = TextRegion(layout: .lyingSpine, box: box, lean: 0, typicalThickness: 60, row: 0, index: 4, band: 672...734)
+        let withoutBand = TextRegion(layout: .lyingSpine, box: box, lean: 0, typicalThickness: 60, row: 0, index: 4)
+        let (read, unread) = try await offPool {
+            let engine = try TesseractEngine(tessdata: Fixtures.models)
+            var reader = RegionReader()
+            reader.readDeadline = nil
+            return (try reader.read(withBand, in: photo, engine: engine), try reader.read(withoutBand, in: photo, engine: engine))
+        }
+        func has(_ word: String, _ lines: [ReadLine]) -> Bool { lines.contains { TextStage.letters($0.text).contains(word) } }
+        #expect(has("persuasion", read) && has("janeausten", read), "read: \(read.map(\.text))")
+        #expect(!has("persuasion", unread), "without its band the crop reads \(unread.map(\.text))")
+        // Lines the first reading had are not added twice.
+        #expect(read.filter { TextStage.letters($0.text).contains("janeausten") }.count == 1, "\(read.map(\.text))")
     }
 
     /// A lying book shorter than its row: a dark spine with light "letters" from x 300 to 700 of

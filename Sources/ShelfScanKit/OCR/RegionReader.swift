@@ -32,6 +32,13 @@ public struct ReadLine: Sendable, Codable, Equatable {
 
     /// The same line with its box cut to the photo (a line read near a deskewed crop's corner
     /// can map a few pixels beyond the photo's edge).
+    /// Nothing but letters `other` already holds, read from (mostly) the same ink, whatever the
+    /// confidence ("GEORGE ORWELL ANIMAL FARM" beside "Bf GEORGE ORWELL ANIMAL FARM").
+    func addsNothing(to other: ReadLine) -> Bool {
+        func letters(_ t: String) -> String { String(t.lowercased().filter(\.isLetter)) }
+        return RegionReader.overlap(box, other.box) > 0.5 && letters(other.text).contains(letters(text))
+    }
+
     func inside(width: Int, height: Int) -> ReadLine {
         var box = self.box.clamped(width: width, height: height)
         if box.width == 0 { box.x = max(0, min(box.x, width - 1)); box.width = 1 }
@@ -95,8 +102,10 @@ public struct RegionReader: Sendable {
         let single = region.layout != .cover && across <= region.typicalThickness * 1.4
         var turns = region.quarterTurns
         if let preferred = votes?.preferred(among: turns) { turns.sort { a, _ in a == preferred } }
+        var spoilt = false
         var lines = try read(p.sized, turns: turns, single: single, region: region, factor: p.factor,
-                             offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global)
+                             offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global,
+                             spoilt: { spoilt = true })
         // A confident line on the spine itself (a neighbour's sliver does not count).
         func onSpine() -> Bool { lines.contains { $0.confidence >= retryBelow && region.holds($0.box) } }
         // Nothing confident on the spine: its neighbours' slivers may have spoilt the reading (a
@@ -104,12 +113,17 @@ public struct RegionReader: Sendable {
         // neighbour's line and nothing of the spine). Read the spine's band alone (SampleImages
         // 201 to 212 of 267 books, real shelves 181 to 198 of 615, both with the deadline off);
         // then, if still nothing, the whole crop with a local threshold (glare, shade).
-        if !onSpine(), let band = try bandCrop(p, region: region) {
+        // The same when a line on the spine was read too badly to keep beside a good one
+        // (PERSUASION under a sliver of the book above it, JANE AUSTEN below read well): the band
+        // is cut to the pixel, and only lines that add letters to the first reading's are kept.
+        let clean = onSpine()
+        if !clean || spoilt, let band = try bandCrop(p, region: region, margin: clean ? 1 : nil) {
             // Only the spine's own lines: the margin cuts the neighbours' lines short, and a cut
             // line read more confidently would replace the whole one read before.
+            let before = lines
             lines += try read(band.image, turns: turns, single: true, region: region, factor: p.factor,
                               offset: band.offset, background: band.background, engine: engine, thresholding: .global, tag: "-band")
-                .filter { region.holds($0.box) }
+                .filter { line in region.holds(line.box) && (!clean || !before.contains { line.addsNothing(to: $0) }) }
         }
         // Still nothing: the crop may run past the book's end (a short book in a tall row, a
         // stack's shorter books): read the spine from the first ink to the last alone (with the
@@ -240,13 +254,13 @@ public struct RegionReader: Sendable {
     /// The band alone, with a small margin (the band is known to a pixel or two of the reduced
     /// copy), padded with its own gray; nil when the band is most of the crop anyway. The offset
     /// maps it back to the photo as `read` expects.
-    func bandCrop(_ p: Prepared, region: TextRegion) throws(ShelfScanError)
+    func bandCrop(_ p: Prepared, region: TextRegion, margin: Int? = nil) throws(ShelfScanError)
         -> (image: PixImage, offset: (Double, Double), background: UInt32)?
     {
         guard let band = p.band else { return nil }
         let standing = region.layout == .spine
         let across = standing ? p.sized.width : p.sized.height
-        let margin = Self.bandMargin(band)
+        let margin = margin ?? Self.bandMargin(band)
         let lo = max(0, band.lowerBound - margin), hi = min(across, band.upperBound + margin)
         guard Double(hi - lo) < Self.bandMaximum * Double(across) else { return nil }
         let image = try Self.strip(of: p.sized, across: lo..<hi, standing: standing)
@@ -312,7 +326,8 @@ public struct RegionReader: Sendable {
 
     private func read(_ sized: PixImage, turns: [Int], single: Bool, region: TextRegion, factor: Double,
                       offset: (Double, Double), background: UInt32, engine: TesseractEngine,
-                      thresholding: Thresholding, tag: String = "", page: PageLayout? = nil) throws(ShelfScanError) -> [ReadLine] {
+                      thresholding: Thresholding, tag: String = "", page: PageLayout? = nil,
+                      spoilt: (() -> Void)? = nil) throws(ShelfScanError) -> [ReadLine] {
         let (offsetX, offsetY) = offset
         let pad = Self.pad
         var lines: [ReadLine] = []
@@ -331,6 +346,19 @@ public struct RegionReader: Sendable {
                 try? turned.writePNG(to: "\(folder)/\(name).png")
                 try? Data("\(region.box) lean \(region.lean) scale \(factor)\n\(text)\n".utf8).write(to: URL(fileURLWithPath: "\(folder)/\(name).txt"))
             }
+            /// Back from the turned, padded, scaled crop to the photo.
+            func inPhoto(_ words: [OCRWord]) -> BoundingBox {
+                let x0w = words.map(\.box.x).min()!, y0w = words.map(\.box.y).min()!
+                let x1w = words.map { $0.box.x + $0.box.width }.max()!, y1w = words.map { $0.box.y + $0.box.height }.max()!
+                let corners = [(x0w, y0w), (x1w, y1w)].map { (x, y) -> (Double, Double) in
+                    let (ux, uy) = Self.unturn(x: Double(x - pad), y: Double(y - pad), turns: turns,
+                                               width: Double(sized.width), height: Double(sized.height))
+                    return (ux / factor - offsetX + Double(region.box.x), uy / factor - offsetY + Double(region.box.y))
+                }
+                let x0 = min(corners[0].0, corners[1].0), x1 = max(corners[0].0, corners[1].0)
+                let y0 = min(corners[0].1, corners[1].1), y1 = max(corners[0].1, corners[1].1)
+                return BoundingBox(x: Int(x0), y: Int(y0), width: max(1, Int(x1 - x0)), height: max(1, Int(y1 - y0)))
+            }
             for raw in page.lines {
                 // Words Tesseract is unsure of are mostly spine edges, ornaments and pictures
                 // read as letters: a line is its confident words.
@@ -338,26 +366,18 @@ public struct RegionReader: Sendable {
                     w.confidence >= minimumWordConfidence && w.text.contains { $0.isLetter || $0.isNumber }
                 }
                 let letters = words.reduce(0) { $0 + $1.text.filter(\.isLetter).count }
-                guard letters >= 2 else { continue }
                 let weight = words.reduce(0.0) { $0 + Double($1.text.count) }
                 let confidence = words.reduce(0.0) { $0 + $1.confidence * Double($1.text.count) } / max(1, weight)
-                guard confidence >= minimumConfidence else { continue }
-                let x0w = words.map(\.box.x).min()!, y0w = words.map(\.box.y).min()!
-                let x1w = words.map { $0.box.x + $0.box.width }.max()!, y1w = words.map { $0.box.y + $0.box.height }.max()!
-                let line = (text: words.map(\.text).joined(separator: " "), confidence: confidence,
-                            box: BoundingBox(x: x0w, y: y0w, width: x1w - x0w, height: y1w - y0w))
-                // Back from the turned, padded, scaled crop to the photo.
-                let b = line.box
-                let corners = [(b.x, b.y), (b.x + b.width, b.y + b.height)].map { (x, y) -> (Double, Double) in
-                    let (ux, uy) = Self.unturn(x: Double(x - pad), y: Double(y - pad), turns: turns,
-                                               width: Double(sized.width), height: Double(sized.height))
-                    return (ux / factor - offsetX + Double(region.box.x), uy / factor - offsetY + Double(region.box.y))
+                guard letters >= 2, confidence >= minimumConfidence else {
+                    // Letters on the spine itself, read badly: a neighbour's sliver may have spoilt them.
+                    if raw.words.reduce(0, { $0 + $1.text.filter(\.isLetter).count }) >= 4, region.holds(inPhoto(raw.words)) { spoilt?() }
+                    continue
                 }
-                let x0 = min(corners[0].0, corners[1].0), x1 = max(corners[0].0, corners[1].0)
-                let y0 = min(corners[0].1, corners[1].1), y1 = max(corners[0].1, corners[1].1)
-                let box = BoundingBox(x: Int(x0), y: Int(y0), width: max(1, Int(x1 - x0)), height: max(1, Int(y1 - y0)))
+                let line = (text: words.map(\.text).joined(separator: " "), confidence: confidence)
+                let box = inPhoto(words)
+                let cropHeight = words.map { $0.box.y + $0.box.height }.max()! - words.map(\.box.y).min()!
                 lines.append(ReadLine(text: line.text, confidence: line.confidence, box: box,
-                                      textHeight: Double(b.height) / factor, quarterTurns: turns,
+                                      textHeight: Double(cropHeight) / factor, quarterTurns: turns,
                                       readingConfidence: raw.confidence, wordConfidences: words.map(\.confidence)))
             }
         }

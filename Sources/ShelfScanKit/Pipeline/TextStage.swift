@@ -263,8 +263,9 @@ struct TextStage {
     }
 
     /// The windows a wide space is cut into overlap, so the same ink can be read twice, by two
-    /// regions. A book whose every line rereads (same letters, same ink) a line of a more
-    /// confident book is that book's echo, not a second book ("BLACK" beside "BLACK SWAN").
+    /// regions, and a spine's retries read it again. A book whose every line rereads (the same
+    /// letters, give or take some junk: `rereads`; the same ink) a line of a more confident book
+    /// is that book's echo, not a second book ("BLACK" beside "BLACK SWAN").
     /// Dropping rereads before matching instead lost books (175 against 179 of 615 on the real
     /// shelves): a title's two copies can each complete a different group.
     ///
@@ -281,7 +282,7 @@ struct TextStage {
         for candidate in books.sorted(by: { $0.book.confidence > $1.book.confidence }) {
             let echo = !candidate.lines.isEmpty && candidate.lines.allSatisfy { line in
                 kept.contains { other in
-                    other.lines.contains { letters($0.text) == letters(line.text) && RegionReader.overlap($0.box, line.box) > 0.5 }
+                    other.lines.contains { rereads(line, $0) && RegionReader.overlap($0.box, line.box) > 0.5 }
                 }
             }
             let words = titleWords(candidate.book).core
@@ -295,6 +296,15 @@ struct TextStage {
     }
 
     static func letters(_ text: String) -> String { String(text.lowercased().filter(\.isLetter)) }
+
+    /// Whether two lines read the same letters, give or take a few letters of junk around one of
+    /// them ("Bf GEORGE ORWELL ANIMAL FARM" and "GEORGE ORWELL ANIMAL FARM", two readings of one
+    /// spine): the shorter, of five letters or more, within the longer.
+    static func rereads(_ a: ReadLine, _ b: ReadLine) -> Bool {
+        let (x, y) = (letters(a.text), letters(b.text))
+        let (short, long) = x.count <= y.count ? (x, y) : (y, x)
+        return short == long || (short.count >= 5 && long.contains(short))
+    }
 
     /// Picks non-overlapping groups maximising the sum of (score - threshold).
     static func schedule(_ groups: [Group], count: Int, threshold: Double) -> [Group] {
