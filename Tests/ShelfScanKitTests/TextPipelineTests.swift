@@ -264,6 +264,27 @@ struct TextPipelineTests {
         #expect(read.filter { TextStage.letters($0.text).contains("janeausten") }.count == 1, "\(read.map(\.text))")
     }
 
+    @Test("a blurred spine nothing was read on confidently is read once more through an unsharp mask")
+    func blurredSpineSharpened() async throws {
+        // Campos de Castilla on the shelf rendered with a 1.5 px blur: only "ae CASTILLA" (54) is
+        // read until the crop is sharpened ("CAMPOS DE" at 72).
+        let photo = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-2rows-blur1.5.jpg")).image
+        let region = TextRegion(layout: .spine, box: BoundingBox(x: 483, y: 582, width: 66, height: 585), lean: 0,
+                                typicalThickness: 52, row: 1, index: 4)
+        let (sharpened, plain) = try await offPool {
+            let engine = try TesseractEngine(tessdata: Fixtures.models)
+            var reader = RegionReader()
+            reader.readDeadline = nil
+            reader.sharpenedRetry = true
+            let sharpened = try reader.read(region, in: photo, engine: engine)
+            reader.sharpenedRetry = false
+            return (sharpened, try reader.read(region, in: photo, engine: engine))
+        }
+        func campos(_ lines: [ReadLine]) -> Bool { lines.contains { TextStage.letters($0.text).contains("campos") } }
+        #expect(campos(sharpened), "sharpened: \(sharpened.map(\.text))")
+        #expect(!campos(plain), "without the sharpened reading: \(plain.map(\.text))")
+    }
+
     /// A lying book shorter than its row: a dark spine with light "letters" from x 300 to 700 of
     /// a 1000 px crop, smooth gray beyond its ends.
     @Test("a spine that stops short of its crop is cut from its first ink to its last; one that fills it is not cut")
