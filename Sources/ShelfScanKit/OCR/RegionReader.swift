@@ -30,15 +30,14 @@ public struct ReadLine: Sendable, Codable, Equatable {
         self.wordConfidences = wordConfidences
     }
 
-    /// The same line with its box cut to the photo (a line read near a deskewed crop's corner
-    /// can map a few pixels beyond the photo's edge).
     /// Nothing but letters `other` already holds, read from (mostly) the same ink, whatever the
     /// confidence ("GEORGE ORWELL ANIMAL FARM" beside "Bf GEORGE ORWELL ANIMAL FARM").
     func addsNothing(to other: ReadLine) -> Bool {
-        func letters(_ t: String) -> String { String(t.lowercased().filter(\.isLetter)) }
-        return RegionReader.overlap(box, other.box) > 0.5 && letters(other.text).contains(letters(text))
+        RegionReader.overlap(box, other.box) > 0.5 && TextStage.letters(other.text).contains(TextStage.letters(text))
     }
 
+    /// The same line with its box cut to the photo (a line read near a deskewed crop's corner
+    /// can map a few pixels beyond the photo's edge).
     func inside(width: Int, height: Int) -> ReadLine {
         var box = self.box.clamped(width: width, height: height)
         if box.width == 0 { box.x = max(0, min(box.x, width - 1)); box.width = 1 }
@@ -153,8 +152,8 @@ public struct RegionReader: Sendable {
         // condition +28%); SampleImages 229 to 232 of 267; the 12 MP shelf 2.45 to 2.67 s.
         if sharpenedRetry, !onSpine(), dropped || lines.contains(where: { region.holds($0.box) }) {
             // The photo's usual direction only, once it has one (most spines read one way).
-            let usual = votes?.preferred(among: turns) != nil
-            lines += try read(try p.sized.sharpened(halfWidth: 2, fraction: 0.7), turns: usual ? Array(turns.prefix(1)) : turns, single: single, region: region,
+            let usual = votes?.preferred(among: turns) != nil ? Array(turns.prefix(1)) : turns
+            lines += try read(try p.sized.sharpened(halfWidth: 2, fraction: 0.7), turns: usual, single: single, region: region,
                               factor: p.factor, offset: (p.offsetX, p.offsetY), background: p.background, engine: engine,
                               thresholding: .global, tag: "-sharp")
         }
@@ -391,7 +390,8 @@ public struct RegionReader: Sendable {
                 let confidence = words.reduce(0.0) { $0 + $1.confidence * Double($1.text.count) } / max(1, weight)
                 guard letters >= 2, confidence >= minimumConfidence else {
                     // Letters on the spine itself, read badly: a neighbour's sliver may have spoilt them.
-                    if raw.words.reduce(0, { $0 + $1.text.filter(\.isLetter).count }) >= 4, region.holds(inPhoto(raw.words)) { onDroppedLine?() }
+                    let seen = raw.words.reduce(0) { $0 + $1.text.filter(\.isLetter).count }
+                    if seen >= 4, region.holds(inPhoto(raw.words)) { onDroppedLine?() }
                     continue
                 }
                 let line = (text: words.map(\.text).joined(separator: " "), confidence: confidence)
