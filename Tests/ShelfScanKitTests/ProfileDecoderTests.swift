@@ -52,11 +52,11 @@ struct ProfileDecoderTests {
     func readsLine(_ digits: String, _ module: Double, _ blur: Double) throws {
         let start = 37.0
         let row = ScanLine.render(digits, start: start, module: module, width: Int(start + 120 * module), blur: blur, seed: 7)
-        let decoder = ProfileDecoder(brightness: row)
         // ZBar's points can span only the left half of the code.
         let hint = start...(start + 48 * module)
         let length = hint.upperBound - hint.lowerBound
-        let reading = try #require(decoder.read(hint: hint, modules: (0.8 * length / 95)...(2.6 * length / 95)))
+        let decoder = ProfileDecoder(brightness: row, hint: hint, modules: (0.8 * length / 95)...(2.6 * length / 95))
+        let reading = try #require(decoder.read())
         #expect(reading.digits == digits)
         #expect(abs(reading.grid.start - start) < module)
         #expect(abs(reading.grid.module - module) < 0.05 * module)

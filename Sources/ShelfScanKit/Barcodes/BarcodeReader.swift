@@ -278,14 +278,13 @@ public struct BarcodeReader: Sendable {
         var agreeing = 0
         var votes: [String: Int] = [:]
         for row in profiles.rows {
-            let decoder = ProfileDecoder(brightness: row)
-            guard let reading = decoder.read(hint: profiles.hint, modules: modules), let digits = reading.digits else { continue }
+            let decoder = ProfileDecoder(brightness: row, hint: profiles.hint, modules: modules)
+            guard let reading = decoder.read(), let digits = reading.digits else { continue }
             if digits == code.digits {
                 agreeing += 1
                 continue
             }
-            let own = decoder.bestFit(of: code.digits, hint: profiles.hint, modules: modules)
-            votes[digits, default: 0] += decoder.bestFit(of: digits, hint: profiles.hint, modules: modules) > own + 0.05 ? 1 : 0
+            votes[digits, default: 0] += decoder.bestFit(of: digits) > decoder.bestFit(of: code.digits) + 0.05 ? 1 : 0
         }
         let enough = { (count: Int) in count >= 2 && 2 * count >= profiles.rows.count }
         if agreeing > 0 {

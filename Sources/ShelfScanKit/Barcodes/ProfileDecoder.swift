@@ -16,13 +16,18 @@ struct ProfileDecoder {
     let darkness: [Double]
     /// Prefix sums of `darkness`, for averages over fractional spans.
     private let prefix: [Double]
+    /// The grids whose guards and quiet zones fit best, searched once for every reading.
+    private var candidates: [Grid] = []
 
-    init(brightness: [UInt8]) {
+    /// A line whose code overlaps `hint` (the span ZBar's scan lines covered, which may be half
+    /// the code), with module widths in `modules`.
+    init(brightness: [UInt8], hint: ClosedRange<Double>, modules: ClosedRange<Double>) {
         darkness = brightness.map { 255 - Double($0) }
         var sums = [0.0]
         sums.reserveCapacity(darkness.count + 1)
         for d in darkness { sums.append(sums.last! + d) }
         prefix = sums
+        candidates = bestGrids(hint: hint, modules: modules, keep: 12)
     }
 
     /// A grid laid over the profile: module `i` spans `start + i * module ..< start + (i + 1) * module`.
@@ -138,12 +143,10 @@ struct ProfileDecoder {
 
     // MARK: Reading
 
-    /// Reads the line, searching grids whose code overlaps `hint` (the span ZBar's scan lines
-    /// covered, which may be half the code) with module widths in `modules`.
-    func read(hint: ClosedRange<Double>, modules range: ClosedRange<Double>) -> Reading? {
-        let best = bestGrids(hint: hint, modules: range, keep: 12, score: guardFit)
+    /// Reads the line: each digit its best pattern, on the best of the candidate grids.
+    func read() -> Reading? {
         var winner: Reading?
-        for grid in best {
+        for grid in candidates {
             let refined = refine(grid) { self.freeRead($0).fit }
             let (digits, fit) = freeRead(refined)
             if fit > winner?.freeFit ?? -1 { winner = Reading(digits: digits, freeFit: fit, grid: refined) }
@@ -151,16 +154,14 @@ struct ProfileDecoder {
         return winner
     }
 
-    /// The best fit of a known code anywhere near `hint`.
-    func bestFit(of code: String, hint: ClosedRange<Double>, modules range: ClosedRange<Double>) -> Double {
+    /// The best fit of a known code on the candidate grids.
+    func bestFit(of code: String) -> Double {
         guard let bars = Self.modules(of: code) else { return -1 }
-        let best = bestGrids(hint: hint, modules: range, keep: 12, score: guardFit)
-        return best.map { grid in fit(bars, refine(grid) { fit(bars, $0) }) }.max() ?? -1
+        return candidates.map { grid in fit(bars, refine(grid) { fit(bars, $0) }) }.max() ?? -1
     }
 
-    /// The `keep` best-scoring grids, each the best of its neighbourhood.
-    private func bestGrids(hint: ClosedRange<Double>, modules range: ClosedRange<Double>, keep: Int,
-                           score: (Grid) -> Double) -> [Grid] {
+    /// The `keep` grids whose guards and quiet zones fit best, each the best of its neighbourhood.
+    private func bestGrids(hint: ClosedRange<Double>, modules range: ClosedRange<Double>, keep: Int) -> [Grid] {
         var scored: [(Grid, Double)] = []
         var module = max(0.6, range.lowerBound)
         let length = hint.upperBound - hint.lowerBound
@@ -172,7 +173,7 @@ struct ProfileDecoder {
             let last = min(hint.lowerBound + module * 2, Double(darkness.count) - code)
             while start <= last {
                 let grid = Grid(start: start, module: module)
-                scored.append((grid, score(grid)))
+                scored.append((grid, guardFit(grid)))
                 start += module / 3
             }
             module *= 1.02

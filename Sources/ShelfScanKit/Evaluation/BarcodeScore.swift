@@ -47,13 +47,14 @@ public struct BarcodeImageScore: Codable, Sendable {
         let expectedSet = Set(expectedCodes.map(\.main))
         let pairs = result.barcodes.compactMap { code in code.priceCode.map { (code.digits, $0) } }
         let labelledKinds = Set(expectedSet.map(CodeKind.of))
-        let partners = (result.barcodes.map(\.digits) + priceCodes).filter { code in
-            !expectedSet.contains(code) && !labelledKinds.contains(CodeKind.of(code)) && pairs.contains { isbn, price in
+        let unlabelled = (result.barcodes.map(\.digits) + priceCodes).filter { !expectedSet.contains($0) }
+        let partners = unlabelled.filter { code in
+            !labelledKinds.contains(CodeKind.of(code)) && pairs.contains { isbn, price in
                 (code == isbn && expectedSet.contains(price)) || (code == price && expectedSet.contains(isbn))
             }
         }
         unlabelledPartners = partners
-        misreads = (result.barcodes.map(\.digits) + priceCodes).filter { !expectedSet.contains($0) && !partners.contains($0) }
+        misreads = unlabelled.filter { !partners.contains($0) }
         falsePositives = truth.kind == .none ? result.barcodes.count + priceCodes.count : 0
         error = result.error?.message
         milliseconds = result.timings.total
