@@ -243,6 +243,35 @@ struct TextPipelineTests {
         #expect(withBand.holds(line.box), "\(line.box)")
     }
 
+    /// The same shelf photographed in dim light: every gray squeezed into 20-60. Tesseract's
+    /// one threshold then falls between the crop's white padding and everything else, and the
+    /// spine comes out black, letters and all (at 20-90 the retries still read "of the Flies").
+    @Test("a dim spine is stretched over the whole gray range before reading; a spine with contrast is left alone")
+    func dimSpineStretched() async throws {
+        let photo = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-2rows-rot2-vignette.jpg")).image
+        let gray = try photo.grayscale().grayBytes()
+        let dim = try PixImage(gray: GrayBytes(width: gray.width, height: gray.height,
+                                               pixels: gray.pixels.map { 20 + UInt8(Int($0) * 40 / 255) }))
+        let region = TextRegion(layout: .spine, box: BoundingBox(x: 674, y: 78, width: 72, height: 694), lean: -2,
+                                typicalThickness: 48, row: 0, index: 5, band: 692...730)
+        let crop = try dim.cropped(to: region.box)
+        let range = try #require(try RegionReader.dimRange(of: crop, region: region))
+        #expect(range.black >= 20 && range.white <= 60 && range.white > range.black, "\(range)")
+        #expect(try RegionReader.dimRange(of: try photo.cropped(to: region.box).grayscale(), region: region) == nil)
+        let (stretched, plain) = try await offPool {
+            let engine = try TesseractEngine(tessdata: Fixtures.models)
+            var reader = RegionReader()
+            reader.readDeadline = nil
+            reader.stretchContrast = true
+            let stretched = try reader.read(region, in: dim, engine: engine)
+            reader.stretchContrast = false
+            return (stretched, try reader.read(region, in: dim, engine: engine))
+        }
+        func flies(_ lines: [ReadLine]) -> Bool { lines.contains { TextStage.letters($0.text).contains("theflies") } }
+        #expect(flies(stretched), "stretched: \(stretched.map(\.text)) plain: \(plain.map(\.text))")
+        #expect(!flies(plain), "not stretched: \(plain.map(\.text))")
+    }
+
     @Test("a line on the spine read too badly to keep beside a good one has the band read again, cut to the pixel")
     func spoiltLineReadAgain() async throws {
         // Persuasion lying in a stack, under a sliver of the book above it: the first reading

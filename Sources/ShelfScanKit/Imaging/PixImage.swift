@@ -195,6 +195,12 @@ public final class PixImage: @unchecked Sendable {
         try derived("tone curve") { pixGammaTRC(nil, $0, Float(1 / gamma), 0, 255) }
     }
 
+    /// Grays from `black` to `white` stretched over the whole range (8-bit), darker clipped to
+    /// black and lighter to white.
+    public func stretched(black: UInt8, white: UInt8) throws(ShelfScanError) -> PixImage {
+        try derived("tone curve") { pixGammaTRC(nil, $0, 1, Int32(black), Int32(max(Int(white), Int(black) + 1))) }
+    }
+
     /// The median gray of an 8-bit image (nil when Leptonica cannot rank it).
     public var median: UInt8? { rank(0.5) }
 

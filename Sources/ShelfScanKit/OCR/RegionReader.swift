@@ -88,6 +88,9 @@ public struct RegionReader: Sendable {
     /// read as many lines of noise take seconds and yield nothing). Covers are not limited.
     public var readDeadline: Int? = Int(ProcessInfo.processInfo.environment["SHELFSCAN_READ_DEADLINE_MS"] ?? "") ?? 400
 
+    /// Stretch dim spines' grays before reading (`dimRange`; `SHELFSCAN_STRETCH=off` to compare).
+    public var stretchContrast = ProcessInfo.processInfo.environment["SHELFSCAN_STRETCH"] != "off"
+
     /// A last reading through an unsharp mask for spines where letters were seen but nothing was
     /// read confidently (`SHELFSCAN_SHARPEN=off` to compare).
     public var sharpenedRetry = ProcessInfo.processInfo.environment["SHELFSCAN_SHARPEN"] != "off"
@@ -197,10 +200,28 @@ public struct RegionReader: Sendable {
     /// The region cut from `image` in gray and turned back upright by its lean (white comes in
     /// at the corners), with what the turn added to each side (x, y).
     func upright(_ region: TextRegion, in image: PixImage) throws(ShelfScanError) -> (PixImage, Double, Double) {
-        let gray = try image.cropped(to: region.box).grayscale()
+        var gray = try image.cropped(to: region.box).grayscale()
+        if stretchContrast, region.layout != .cover, let range = try Self.dimRange(of: gray, region: region) {
+            gray = try gray.stretched(black: range.black, white: range.white)
+        }
         let upright = abs(region.lean) >= 1.5 ? try gray.rotated(degrees: -region.lean) : gray
         return (upright, Double(upright.width - gray.width) / 2, Double(upright.height - gray.height) / 2)
     }
+
+    /// The grays a dim spine spans (its band's, or the whole crop's without one; 1st to 99th
+    /// percentile), when they span under `dimSpread`: stretched over the whole range, its text
+    /// no longer falls on the dark side of the threshold Tesseract puts between the white
+    /// padding and everything else (gray lettering on a black paperback in a dim room).
+    static func dimRange(of gray: PixImage, region: TextRegion) throws(ShelfScanError) -> (black: UInt8, white: UInt8)? {
+        let band = bandSpan(region, upright: gray, offset: 0)
+        let sample = try band.map { span throws(ShelfScanError) in try strip(of: gray, across: span, standing: region.layout == .spine) } ?? gray
+        guard let black = sample.rank(0.01), let white = sample.rank(0.99) else { return nil }
+        let spread = Int(white) - Int(black)
+        return spread < dimSpread && spread >= 16 ? (black, white) : nil
+    }
+
+    /// Spines whose grays span less than this are stretched (`dimRange`).
+    static let dimSpread = Int(ProcessInfo.processInfo.environment["SHELFSCAN_DIM_SPREAD"] ?? "160") ?? 160
 
     /// A region cut from the photo, gray, upright and scaled for reading.
     struct Prepared {
