@@ -272,6 +272,57 @@ struct TextPipelineTests {
         #expect(!flies(plain), "not stretched: \(plain.map(\.text))")
     }
 
+    /// Rectangles standing in for letters across a standing spine (the text runs down it, so a
+    /// letter's height is its width here): dark ones 10 px across, light ones 30 px, and a dark
+    /// hole inside each light one (a counter), which must not count as a letter.
+    @Test("letter sizes: both shades measured, counters inside the other shade's letters left out, shapes cut by the sides left out")
+    func letterSizesMeasured() throws {
+        let w = 120, h = 600
+        var pixels = [UInt8](repeating: 128, count: w * h)
+        func fill(x: Int, y: Int, width: Int, height: Int, _ gray: UInt8) {
+            for yy in y..<(y + height) { for xx in x..<(x + width) { pixels[yy * w + xx] = gray } }
+        }
+        for k in 0..<6 { fill(x: 20, y: 20 + 30 * k, width: 10, height: 8, 20) }      // small dark
+        for k in 0..<6 {                                                              // big light, with a counter
+            fill(x: 60, y: 240 + 50 * k, width: 30, height: 24, 240)
+            fill(x: 70, y: 248 + 50 * k, width: 10, height: 8, 20)
+        }
+        fill(x: 0, y: 560, width: 40, height: 10, 20)                                  // cut by the side
+        let image = try PixImage(gray: GrayBytes(width: w, height: h, pixels: pixels))
+        let sizes = try #require(try RegionReader.letterSizes(in: image, standing: true))
+        #expect(sizes.count == 12, "\(sizes)")
+        #expect(sizes.filter { (9...11).contains($0) }.count == 6 && sizes.filter { (29...31).contains($0) }.count == 6, "\(sizes)")
+    }
+
+    /// *Victus* lying in the rendered stack: its title in big bold letters beside the author's
+    /// name in small capitals. Scaled for the spine's thickness, the title comes out "Vi u S";
+    /// scaled for the small letters, both read.
+    @Test("small letters beside big ones are read apart, scaled for their own size")
+    func smallLettersReadApart() async throws {
+        let photo = try ImageLoader().load(path: Fixtures.sample("stacks/stack-6-books.jpg")).image
+        // The region the spine finder gives for that book (its middle near y 572).
+        let regions = try SpineFinder().spines(in: photo).regions
+        let region = try #require(regions.first { r in
+            r.layout == .lyingSpine && abs(r.box.y + r.box.height / 2 - 572) < 20
+        }, "regions: \(regions.map(\.box))")
+        let (apart, first) = try await offPool {
+            let engine = try TesseractEngine(tessdata: Fixtures.models)
+            var reader = RegionReader()
+            reader.readDeadline = nil
+            let first = try reader.read(region, in: photo, engine: engine)
+            return (try reader.readSmallLetters(region, in: photo, engine: engine, besides: first), first)
+        }
+        func victus(_ lines: [ReadLine]) -> Bool { lines.contains { TextStage.letters($0.text).contains("victus") } }
+        #expect(victus(apart), "small letters: \(apart.map(\.text)), first reading: \(first.map(\.text))")
+        #expect(!victus(first), "first reading: \(first.map(\.text))")
+        // Nothing more where the letters are all of one size: Persuasion's spine in the same stack.
+        let plain = try #require(regions.first { r in r.layout == .lyingSpine && abs(r.box.y + r.box.height / 2 - 703) < 20 })
+        let again = try await offPool {
+            try RegionReader().readSmallLetters(plain, in: photo, engine: try TesseractEngine(tessdata: Fixtures.models), besides: [])
+        }
+        #expect(again.isEmpty, "\(again.map(\.text))")
+    }
+
     @Test("a line on the spine read too badly to keep beside a good one has the band read again, cut to the pixel")
     func spoiltLineReadAgain() async throws {
         // Persuasion lying in a stack, under a sliver of the book above it: the first reading

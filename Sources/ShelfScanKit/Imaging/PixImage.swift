@@ -232,6 +232,32 @@ public final class PixImage: @unchecked Sendable {
         return try owned.derived("binarisation") { pixConvert1To8(nil, $0, 255, 0) }
     }
 
+    /// The boxes of the connected dark shapes (8-connected) after Sauvola binarisation with a
+    /// window of `2 * halfWindow + 1` pixels: letters, mostly, on text (invert first for light
+    /// text on a dark ground).
+    public func darkShapes(halfWindow: Int) throws(ShelfScanError) -> [BoundingBox] {
+        var binary: UnsafeMutablePointer<Pix>?
+        let h = Int32(max(2, min(halfWindow, (min(width, height) - 3) / 2)))
+        guard withPix({ pixSauvolaBinarize($0, h, 0.3, 1, nil, nil, nil, &binary) }) == 0, let binary else {
+            throw ShelfScanError(.corruptImage, "image operation failed: binarisation")
+        }
+        var ownedBinary: UnsafeMutablePointer<Pix>? = binary
+        defer { pixDestroy(&ownedBinary) }
+        guard let boxes = pixConnCompBB(binary, 8) else { return [] }
+        var ownedBoxes: UnsafeMutablePointer<Boxa>? = boxes
+        defer { boxaDestroy(&ownedBoxes) }
+        let n = boxaGetCount(boxes)
+        var out: [BoundingBox] = []
+        out.reserveCapacity(Int(n))
+        for i in 0..<n {
+            var x: Int32 = 0, y: Int32 = 0, w: Int32 = 0, hh: Int32 = 0
+            if boxaGetBoxGeometry(boxes, i, &x, &y, &w, &hh) == 0 {
+                out.append(BoundingBox(x: Int(x), y: Int(y), width: Int(w), height: Int(hh)))
+            }
+        }
+        return out
+    }
+
     /// Light for dark and dark for light.
     public func inverted() throws(ShelfScanError) -> PixImage {
         try derived("invert") { pixInvert(nil, $0) }

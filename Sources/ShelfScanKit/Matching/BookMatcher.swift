@@ -358,6 +358,12 @@ public final class BookMatcher: Sendable {
         let a = authorScore ?? 0
         let titlePart = coverage + (1 - coverage) * (Self.authorBonus * a + Self.wholeNameBonus * authorWhole)
         let score = evidence * titlePart * pow(precision, 0.4) * (1 - 0.04 * unreadExtra)
+        // A title made only of a publisher's words ("Black Swan", "Vintage") is the imprint's
+        // logo on spines of every kind: it names the book only beside its author's name.
+        if score > 0.3, a < Self.sureNameCredit,
+           core.allSatisfy({ MatchText.publisherWords.contains(String(String.UnicodeScalarView(words[Int($0)]))) }) {
+            return nil
+        }
 
         var matched: [String] = []
         for (i, word) in spine.words.enumerated() where spineCredit[i] > 0 && spineUsed[i] {

@@ -165,6 +165,72 @@ public struct RegionReader: Sendable {
         return kept
     }
 
+    /// A spine's small letters, read apart from the big ones beside them: a paperback's author
+    /// printed big, its title a third as tall (BALDACCI, then "Memory Man"). Tesseract reads a
+    /// line by its tallest letters and the small ones come out as junk ("senanen"). When the
+    /// letters measured on the crop come in two sizes (the upper quartile at least
+    /// `mixedSizes` times the lower), a line of `lines` (what was read already) was read surely
+    /// and none is of the small size, the crop is scaled so the small letters are `smallLetterHeight` pixels tall
+    /// and read as sparse text, each word sized on its own. Empty otherwise.
+    public func readSmallLetters(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
+                                 besides lines: [ReadLine]) throws(ShelfScanError) -> [ReadLine] {
+        // Only beside big letters read surely (an author's name), and the way they read: spines
+        // where nothing was read are mostly gaps, pictures and blur, and cost the most to read.
+        guard region.layout != .cover,
+              let sure = lines.filter({ region.holds($0.box) && $0.confidence >= retryBelow }).max(by: { $0.confidence < $1.confidence })
+        else { return [] }
+        let p = try prepare(region, in: image)
+        guard let upright = p.upright,
+              let sizes = try Self.letterSizes(in: p.sized, standing: region.layout == .spine), sizes.count >= 8 else { return [] }
+        let small = sizes[sizes.count / 4], large = sizes[sizes.count * 3 / 4]
+        let smallInPhoto = small / p.factor
+        guard large >= Self.mixedSizes * small,
+              !lines.contains(where: { region.holds($0.box) && $0.textHeight <= 1.6 * smallInPhoto }) else { return [] }
+        let factor = min(3, p.factor * Self.smallLetterHeight / small, p.factor * 2.5)
+        guard factor > p.factor * 1.3 else { return [] }
+        return try read(try upright.scaled(by: factor), turns: [sure.quarterTurns], single: true, region: region, factor: factor,
+                        offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global,
+                        tag: "-small", page: .sparse)
+            // Sparse text reads lone syllables off pictures and ornaments ("IT", "WE", which
+            // are titles too): a line of its own needs a word's worth of letters.
+            .filter { region.holds($0.box) && $0.text.filter(\.isLetter).count >= Self.smallLineLetters }
+            .map { $0.inside(width: image.width, height: image.height) }
+    }
+
+    /// Letters this many times taller than others on one spine are of another line of text.
+    static let mixedSizes = 1.8
+    /// Letters a line read for `readSmallLetters` needs.
+    static let smallLineLetters = 4
+    /// Height small letters are scaled to for `readSmallLetters`, pixels.
+    static let smallLetterHeight = 30.0
+
+    /// The sizes of the letters in `image` across the text (their height as read: across the
+    /// spine for a standing one), pixels, smallest first; nil when there are too many shapes to
+    /// be text. Letters are the connected shapes of a Sauvola binarisation, dark on light and
+    /// light on dark, neither tiny nor long (edges, rules), nor cut by the crop's sides; a
+    /// shape inside one of the other shade's letters is that letter's counter (the hole of an
+    /// "A") and does not count.
+    static func letterSizes(in image: PixImage, standing: Bool) throws(ShelfScanError) -> [Double]? {
+        let across = standing ? image.width : image.height
+        guard across >= 16, image.width >= 8, image.height >= 8 else { return nil }
+        let window = max(8, across / 4)
+        func letters(_ picture: PixImage) throws(ShelfScanError) -> [BoundingBox] {
+            try picture.darkShapes(halfWindow: window).filter { b in
+                let height = standing ? b.width : b.height, width = standing ? b.height : b.width
+                return height >= 6 && Double(height) <= 0.8 * Double(across) && width >= 2 && width <= 4 * height
+                    && b.x > 0 && b.y > 0 && b.x + b.width < image.width && b.y + b.height < image.height
+            }
+        }
+        let dark = try letters(image)
+        let light = try letters(try image.inverted())
+        guard dark.count + light.count < 2000 else { return nil }
+        func inside(_ a: BoundingBox, _ b: BoundingBox) -> Bool {
+            a.x >= b.x && a.y >= b.y && a.x + a.width <= b.x + b.width && a.y + a.height <= b.y + b.height
+        }
+        let kept = dark.filter { d in !light.contains { inside(d, $0) } } + light.filter { l in !dark.contains { inside(l, $0) } }
+        return kept.map { Double(standing ? $0.width : $0.height) }.sorted()
+    }
+
     /// A standing spine's band read upright (0°), for a title printed across the spine (a
     /// hardback's, or a big-name paperback's, whose author runs along it: "STEPHEN KING" read
     /// surely, "DOCTOR / SLEEP" across beside it never read). Words across a spine are a sixth
@@ -234,6 +300,8 @@ public struct RegionReader: Sendable {
         var background: UInt32
         /// The spine's band across `sized` (pixels), nil without one.
         var band: Range<Int>?
+        /// The crop before scaling (to read it at another scale).
+        var upright: PixImage? = nil
     }
 
     /// The region cut from `image`, gray, upright and scaled for reading.
@@ -246,7 +314,7 @@ public struct RegionReader: Sendable {
         let sized = abs(factor - 1) > 0.08 ? try upright.scaled(by: factor) : upright
         let scaled = band.map { Int((Double($0.lowerBound) * factor).rounded())..<Int((Double($0.upperBound) * factor).rounded()) }
         return Prepared(sized: sized, factor: factor, offsetX: offsetX, offsetY: offsetY,
-                        background: background.map(UInt32.init) ?? 255, band: scaled)
+                        background: background.map(UInt32.init) ?? 255, band: scaled, upright: upright)
     }
 
     /// Where the region's band lies across its upright crop (pixels); nil for covers, regions

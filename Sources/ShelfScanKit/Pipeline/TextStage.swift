@@ -112,9 +112,38 @@ struct TextStage {
                 findings.matchingMilliseconds += clock.millisecondsElapsed
             }
         }
+        // Spines that still name no book may carry a title in letters far smaller than the
+        // author's name beside it: those are read again for their small letters alone.
+        if Self.smallLetters {
+            let named = Set(findings.books.flatMap { $0.evidence.map(\.box) })
+            let unnamed = regions.indices.filter { r in
+                regions[r].layout != .cover && !lines[r].contains { named.contains($0.box) }
+            }
+            if !unnamed.isEmpty {
+                clock = .now
+                var readBefore: [String: [ReadLine]] = [:]
+                for r in unnamed { readBefore["\(regions[r].row)-\(regions[r].index)"] = lines[r] }
+                let already = readBefore
+                let read = try readEach(unnamed.map { regions[$0] }) { [reader] region, engine throws(ShelfScanError) in
+                    try reader.readSmallLetters(region, in: image, engine: engine,
+                                                besides: already["\(region.row)-\(region.index)"] ?? [])
+                }
+                var added = 0
+                for (r, l) in zip(unnamed, read) { lines[r] += l; added += l.count }
+                findings.ocrMilliseconds += clock.millisecondsElapsed
+                if added > 0 {
+                    clock = .now
+                    (findings.books, findings.unidentified) = match(lines: lines, regions: regions, coverLike: false)
+                    findings.matchingMilliseconds += clock.millisecondsElapsed
+                }
+            }
+        }
         findings.regions = regions
         findings.lines = lines.flatMap { $0 }
     }
+
+    /// `SHELFSCAN_SMALL=off` leaves small letters beside big ones unread again (for measuring).
+    static let smallLetters = ProcessInfo.processInfo.environment["SHELFSCAN_SMALL"] != "off"
 
     /// `SHELFSCAN_ACROSS=off` leaves titles across standing spines unread (for measuring).
     static let acrossReading = ProcessInfo.processInfo.environment["SHELFSCAN_ACROSS"] != "off"
