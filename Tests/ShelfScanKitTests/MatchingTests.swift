@@ -115,6 +115,7 @@ struct BookMatcherTests {
             Book(title: "The Works of John Keats", authors: ["John Keats"]),
             Book(title: "211 Things a Bright Boy Can Do", authors: ["Tom Cutler"]),
             Book(title: "The Fisherman & the Princess", authors: ["Bryan Cesar", "Neil Tavares"]),
+            Book(title: "The Black Swan: The Impact of the Highly Improbable", authors: ["Nassim Nicholas Taleb"]),
         ]
         for i in list.indices { list[i].id = Int64(i + 1); list[i].owned = false }
         return list
@@ -155,6 +156,16 @@ struct BookMatcherTests {
         #expect(top(spine("EMMA DONOGHUE", "ROOM"))?.book.title == "Room")
         // A long, rare one-word title is evidence enough on its own.
         #expect((top(spine("FIRESTARTER"))?.score ?? 0) >= 0.6)
+    }
+
+    @Test("a title of publisher words only (an imprint's logo on any spine) needs its author's name")
+    func imprintTitles() throws {
+        // Black Swan's logo on a Bill Bryson paperback, read above his title or alone.
+        #expect(!matcher.matches(for: spine("BLACK", "SWAN")).contains { $0.book.title.hasPrefix("The Black Swan") })
+        #expect(top(spine("BLACK SWAN", "A SHORT HISTORY OF NEARLY EVERYTHING", "BILL BRYSON"))?.book.title
+            == "A Short History of Nearly Everything")
+        #expect(top(spine("THE BLACK SWAN", "NASSIM NICHOLAS TALEB"))?.book.title.hasPrefix("The Black Swan") == true)
+        #expect((top(spine("THE BLACK SWAN", "NASSIM NICHOLAS TALEB"))?.score ?? 0) >= 0.6)
     }
 
     @Test("an author's full name on a spine is no evidence for another author's title that uses it")
