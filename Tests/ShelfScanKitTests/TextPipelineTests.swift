@@ -183,6 +183,7 @@ struct TextPipelineTests {
                                 typicalThickness: 40, row: 0, index: 0, band: 10...50)
         #expect(try RegionReader.spineGray(photo, region: region) == 150)
         var reader = RegionReader()
+        reader.stretchContrast = false  // the spine's 40-150 would be stretched (`dimSpineStretched`)
         reader.spineGrayPadding = true
         for crop in try reader.crops(for: region, in: photo) {
             let corner = try crop.grayBytes().pixels[0]
@@ -355,6 +356,9 @@ struct TextPipelineTests {
             let engine = try TesseractEngine(tessdata: Fixtures.models)
             var reader = RegionReader()
             reader.readDeadline = nil
+            // Stretching its grays (`dimSpineStretched`) reads this spine too: the sharpened
+            // reading is measured alone.
+            reader.stretchContrast = false
             reader.sharpenedRetry = true
             let sharpened = try reader.read(region, in: photo, engine: engine)
             reader.sharpenedRetry = false

@@ -168,10 +168,11 @@ public struct RegionReader: Sendable {
     /// A spine's small letters, read apart from the big ones beside them: a paperback's author
     /// printed big, its title a third as tall (BALDACCI, then "Memory Man"). Tesseract reads a
     /// line by its tallest letters and the small ones come out as junk ("senanen"). When the
-    /// letters measured on the crop come in two sizes (the upper quartile at least
-    /// `mixedSizes` times the lower), a line of `lines` (what was read already) was read surely
-    /// and none is of the small size, the crop is scaled so the small letters are `smallLetterHeight` pixels tall
-    /// and read as sparse text, each word sized on its own. Empty otherwise.
+    /// letters measured on the crop come in two sizes (the upper quartile at least `mixedSizes`
+    /// times the lower, of `minimumLetters` or more), a line of `lines` (what was read already)
+    /// was read surely and none is of the small size, the crop is scaled so the small letters
+    /// are `smallLetterHeight` pixels tall and read as sparse text, each word sized on its own,
+    /// in the sure line's direction. Empty otherwise.
     public func readSmallLetters(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
                                  besides lines: [ReadLine]) throws(ShelfScanError) -> [ReadLine] {
         // Only beside big letters read surely (an author's name), and the way they read: spines
@@ -181,7 +182,8 @@ public struct RegionReader: Sendable {
         else { return [] }
         let p = try prepare(region, in: image)
         guard let upright = p.upright,
-              let sizes = try Self.letterSizes(in: p.sized, standing: region.layout == .spine), sizes.count >= 8 else { return [] }
+              let sizes = try Self.letterSizes(in: p.sized, standing: region.layout == .spine),
+              sizes.count >= Self.minimumLetters else { return [] }
         let small = sizes[sizes.count / 4], large = sizes[sizes.count * 3 / 4]
         let smallInPhoto = small / p.factor
         guard large >= Self.mixedSizes * small,
@@ -199,6 +201,8 @@ public struct RegionReader: Sendable {
 
     /// Letters this many times taller than others on one spine are of another line of text.
     static let mixedSizes = 1.8
+    /// Fewer letters than this say nothing of their sizes.
+    static let minimumLetters = 8
     /// Letters a line read for `readSmallLetters` needs.
     static let smallLineLetters = 4
     /// Height small letters are scaled to for `readSmallLetters`, pixels.

@@ -121,12 +121,11 @@ struct TextStage {
             }
             if !unnamed.isEmpty {
                 clock = .now
-                var readBefore: [String: [ReadLine]] = [:]
-                for r in unnamed { readBefore["\(regions[r].row)-\(regions[r].index)"] = lines[r] }
-                let already = readBefore
+                // What each region read already, by where it lies (its row, place and box).
+                @Sendable func key(_ region: TextRegion) -> String { "\(region.row)-\(region.index)-\(region.box)" }
+                let already = Dictionary(unnamed.map { (key(regions[$0]), lines[$0]) }, uniquingKeysWith: +)
                 let read = try readEach(unnamed.map { regions[$0] }) { [reader] region, engine throws(ShelfScanError) in
-                    try reader.readSmallLetters(region, in: image, engine: engine,
-                                                besides: already["\(region.row)-\(region.index)"] ?? [])
+                    try reader.readSmallLetters(region, in: image, engine: engine, besides: already[key(region)] ?? [])
                 }
                 var added = 0
                 for (r, l) in zip(unnamed, read) { lines[r] += l; added += l.count }
