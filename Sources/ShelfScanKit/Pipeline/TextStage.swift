@@ -91,50 +91,44 @@ struct TextStage {
         clock = .now
         (findings.books, findings.unidentified) = match(lines: lines, regions: regions, coverLike: false)
         findings.matchingMilliseconds = clock.millisecondsElapsed
+        /// `picked` regions read once more by `body` (given a region and what it read so far):
+        /// what it reads is added, and everything matched again when anything was.
+        func readAgain(_ picked: [Int],
+                       _ body: @escaping @Sendable (TextRegion, [ReadLine], TesseractEngine) throws(ShelfScanError) -> [ReadLine])
+            throws(ShelfScanError)
+        {
+            guard !picked.isEmpty else { return }
+            clock = .now
+            let before = picked.map { lines[$0] }
+            let read = try readEach(picked.map { regions[$0] }) { i, region, engine throws(ShelfScanError) in
+                try body(region, before[i], engine)
+            }
+            var added = 0
+            for (r, l) in zip(picked, read) { lines[r] += l; added += l.count }
+            findings.ocrMilliseconds += clock.millisecondsElapsed
+            guard added > 0 else { return }
+            clock = .now
+            (findings.books, findings.unidentified) = match(lines: lines, regions: regions, coverLike: false)
+            findings.matchingMilliseconds += clock.millisecondsElapsed
+        }
+        /// The regions none of whose lines a book was read from.
+        func unnamed(_ layouts: Set<TextRegion.Layout>) -> [Int] {
+            let named = Set(findings.books.flatMap { $0.evidence.map(\.box) })
+            return regions.indices.filter { r in layouts.contains(regions[r].layout) && !lines[r].contains { named.contains($0.box) } }
+        }
         // A standing spine that named no book may carry its title across it (hardbacks,
         // big-name paperbacks: "STEPHEN KING" along, "DOCTOR / SLEEP" across): those wide
         // enough to hold a word across are read upright too, and everything is matched again.
-        let explained = Set(findings.books.flatMap { $0.evidence.map(\.box) })
-        let across = regions.indices.filter { r in
-            regions[r].layout == .spine && Self.acrossReading && !lines[r].contains { explained.contains($0.box) }
-        }
-        if !across.isEmpty {
-            clock = .now
-            let read = try readEach(across.map { regions[$0] }) { region, engine throws(ShelfScanError) in
+        if Self.acrossReading {
+            try readAgain(unnamed([.spine])) { [reader] region, _, engine throws(ShelfScanError) in
                 try reader.readAcross(region, in: image, engine: engine)
-            }
-            var added = 0
-            for (r, l) in zip(across, read) { lines[r] += l; added += l.count }
-            findings.ocrMilliseconds += clock.millisecondsElapsed
-            if added > 0 {
-                clock = .now
-                (findings.books, findings.unidentified) = match(lines: lines, regions: regions, coverLike: false)
-                findings.matchingMilliseconds += clock.millisecondsElapsed
             }
         }
         // Spines that still name no book may carry a title in letters far smaller than the
         // author's name beside it: those are read again for their small letters alone.
         if Self.smallLetters {
-            let named = Set(findings.books.flatMap { $0.evidence.map(\.box) })
-            let unnamed = regions.indices.filter { r in
-                regions[r].layout != .cover && !lines[r].contains { named.contains($0.box) }
-            }
-            if !unnamed.isEmpty {
-                clock = .now
-                // What each region read already, by where it lies (its row, place and box).
-                @Sendable func key(_ region: TextRegion) -> String { "\(region.row)-\(region.index)-\(region.box)" }
-                let already = Dictionary(unnamed.map { (key(regions[$0]), lines[$0]) }, uniquingKeysWith: +)
-                let read = try readEach(unnamed.map { regions[$0] }) { [reader] region, engine throws(ShelfScanError) in
-                    try reader.readSmallLetters(region, in: image, engine: engine, besides: already[key(region)] ?? [])
-                }
-                var added = 0
-                for (r, l) in zip(unnamed, read) { lines[r] += l; added += l.count }
-                findings.ocrMilliseconds += clock.millisecondsElapsed
-                if added > 0 {
-                    clock = .now
-                    (findings.books, findings.unidentified) = match(lines: lines, regions: regions, coverLike: false)
-                    findings.matchingMilliseconds += clock.millisecondsElapsed
-                }
+            try readAgain(unnamed([.spine, .lyingSpine])) { [reader] region, before, engine throws(ShelfScanError) in
+                try reader.readSmallLetters(region, in: image, engine: engine, besides: before)
             }
         }
         findings.regions = regions
@@ -150,18 +144,19 @@ struct TextStage {
     /// Reads every region, both cores busy (one engine each).
     func read(_ regions: [TextRegion], in image: PixImage) throws(ShelfScanError) -> [[ReadLine]] {
         let votes = DirectionVotes()
-        return try readEach(regions) { region, engine throws(ShelfScanError) in
+        return try readEach(regions) { _, region, engine throws(ShelfScanError) in
             try reader.read(region, in: image, engine: engine, votes: votes)
         }
     }
 
-    /// `body` on every region, both cores busy (one engine each); the first error is thrown.
+    /// `body` on every region (with its place in `regions`), both cores busy (one engine each);
+    /// the first error is thrown.
     func readEach(_ regions: [TextRegion],
-                  _ body: @escaping @Sendable (TextRegion, TesseractEngine) throws(ShelfScanError) -> [ReadLine]) throws(ShelfScanError) -> [[ReadLine]] {
+                  _ body: @escaping @Sendable (Int, TextRegion, TesseractEngine) throws(ShelfScanError) -> [ReadLine]) throws(ShelfScanError) -> [[ReadLine]] {
         let results = ResultSlots<Result<[ReadLine], ShelfScanError>>(count: regions.count)
         DispatchQueue.concurrentPerform(iterations: regions.count) { i in
             let outcome = Result<[ReadLine], ShelfScanError> { () throws(ShelfScanError) -> [ReadLine] in
-                try workers.withEngine { engine throws(ShelfScanError) in try body(regions[i], engine) }
+                try workers.withEngine { engine throws(ShelfScanError) in try body(i, regions[i], engine) }
             }
             results.set(i, outcome)
         }
