@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ShelfScanKit
 
@@ -124,5 +125,83 @@ struct StackBesideStandingTests {
         let layout = try SpineFinder().spines(in: try Self.photo(stackEnd: nil))
         #expect(layout.regions.count >= 15)
         #expect(layout.regions.allSatisfy { $0.layout == .spine })
+    }
+}
+
+/// Spines leaning together, and a pile on one shelf, drawn by hand (flat grays with dark or
+/// light "words"), so the right regions are known.
+@Suite("Spine finder: leaning spines and a pile on one shelf")
+struct LeaningAndPiledTests {
+    /// A canvas of `width` x `height` on a light wall.
+    struct Canvas {
+        let width: Int, height: Int
+        var pixels: [UInt8]
+        init(width: Int, height: Int) { self.width = width; self.height = height; pixels = [UInt8](repeating: 225, count: width * height) }
+        /// A box, its rows shifted by `slope` px per row from the box's middle row.
+        mutating func fill(_ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int, _ gray: UInt8, slope: Double = 0) {
+            let middle = Double(y0 + y1) / 2
+            for y in max(0, y0)..<min(height, y1) {
+                let shift = Int(((Double(y) - middle) * slope).rounded())
+                for x in max(0, x0 + shift)..<min(width, x1 + shift) { pixels[y * width + x] = gray }
+            }
+        }
+        func image() throws -> PixImage { try PixImage(gray: GrayBytes(width: width, height: height, pixels: pixels)) }
+    }
+    static let tones: [UInt8] = [70, 150, 40, 120, 95, 175]
+
+    /// Standing books `thickness` px wide from `x0` to `x1`, leaning by `slope` (px per row),
+    /// between rows `y0` and `y1`, words running down each.
+    static func standing(_ c: inout Canvas, x0: Int, x1: Int, y0: Int, y1: Int, thickness: Int = 45, slope: Double = 0) {
+        for (i, left) in stride(from: x0, to: x1 - thickness, by: thickness).enumerated() {
+            let tone = tones[(i + 2) % tones.count]
+            c.fill(left, y0, left + thickness - 2, y1, tone, slope: slope)
+            let middle = Double(y0 + y1) / 2
+            for y in stride(from: y0 + 60, to: y1 - 60, by: 26) {
+                let shift = Int(((Double(y + 8) - middle) * slope).rounded())
+                let mid = left + thickness / 2 - 5 + shift
+                c.fill(mid, y, mid + 10, y + 16, tone > 110 ? 20 : 240)
+            }
+        }
+    }
+
+    @Test("spines leaning 12 degrees are one region each, turned back by their lean, not cut into upright windows")
+    func leaningSpines() throws {
+        var c = Canvas(width: 1400, height: 640)
+        let slope = tan(12 * Double.pi / 180)
+        Self.standing(&c, x0: 120, x1: 1280, y0: 40, y1: 600, slope: slope)
+        let regions = try SpineFinder().spines(in: try c.image()).regions
+        // 25 books, each a region of its own leaning like it (a region may hold two where an
+        // edge went unseen), never an upright window across several; the wall at each end
+        // makes a region or two more.
+        let books = regions.filter { abs(abs($0.lean) - 12) <= 2.5 }
+        #expect(books.count >= 22 && regions.count <= 30, "\(books.count) leaning of \(regions.count) regions")
+        for r in books {
+            if let band = r.band { #expect(band.upperBound - band.lowerBound <= 100, "band \(band)") }
+        }
+    }
+
+    @Test("a pile lying on one shelf beside standing books is read as lying books; the shelf below stays standing")
+    func pileOnOneShelf() throws {
+        var c = Canvas(width: 1400, height: 1000)
+        // Top shelf (rows 40-440): standing books left of 700, a pile of books lying to its right.
+        Self.standing(&c, x0: 20, x1: 700, y0: 40, y1: 440)
+        for (i, top) in stride(from: 90, to: 430, by: 50).enumerated() {
+            let tone = Self.tones[i % Self.tones.count]
+            c.fill(740, top, 1360 - (i % 3) * 40, top + 47, tone)
+            for x in stride(from: 780, to: 1240, by: 26) { c.fill(x, top + 16, x + 16, top + 30, tone > 110 ? 20 : 240) }
+        }
+        // A board, then a shelf of standing books only.
+        c.fill(0, 450, 1400, 490, 110)
+        Self.standing(&c, x0: 20, x1: 1380, y0: 520, y1: 980)
+        let regions = try SpineFinder().spines(in: try c.image()).regions
+        let lying = regions.filter { $0.layout == .lyingSpine }
+        for top in stride(from: 90, to: 430, by: 50) {
+            #expect(lying.contains { $0.box.y <= top + 23 && $0.box.y + $0.box.height >= top + 23 && $0.box.x < 1000 }, "pile book at \(top)")
+        }
+        for r in lying { #expect(r.box.y + r.box.height / 2 < 450 && r.box.x + r.box.width / 2 > 700, "\(r.box)") }
+        // No standing region in the pile's part of the top shelf; the lower shelf all standing.
+        let standing = regions.filter { $0.layout == .spine }
+        for r in standing where r.box.y + r.box.height / 2 < 450 { #expect(r.box.x + r.box.width / 2 < 760, "\(r.box)") }
+        #expect(standing.filter { $0.box.y + $0.box.height / 2 > 500 }.count >= 25)
     }
 }

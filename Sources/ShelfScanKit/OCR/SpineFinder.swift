@@ -140,11 +140,26 @@ public struct SpineFinder: Sendable {
         // A stack lying beside standing books: its part of the photo is read as a stack.
         if !useLying && Self.findStacks {
             var rowIndex = found.count
-            for stack in stacks(maps, width: gray.width, height: gray.height) {
+            var piles = stacks(maps, width: gray.width, height: gray.height).map { (stack: $0, row: Int?.none) }
+            // A pile on one shelf (a row's end piled flat, under the next board): too short
+            // against the whole photo, it is looked for within its row too.
+            if Self.rowStacks {
+                for (r, row) in found.enumerated() where Double(row.bottom - row.top) < 0.7 * Double(gray.height) {
+                    let part = maps.rows(row.top..<row.bottom)
+                    for var stack in stacks(part, width: gray.width, height: row.bottom - row.top, minimumStanding: (row.bottom - row.top) / 2)
+                    where !piles.contains(where: { $0.stack.x0 < stack.x1 && stack.x0 < $0.stack.x1 }) {
+                        for i in stack.rows.indices {
+                            for j in stack.rows[i].lines.indices { stack.rows[i].lines[j].position += Double(row.top) }
+                        }
+                        piles.append((stack, r))
+                    }
+                }
+            }
+            for (stack, row) in piles {
                 let lo = Double(stack.x0) * scale, hi = Double(stack.x1) * scale
                 regions.removeAll { r in
                     let middle = Double(r.box.x) + Double(r.box.width) / 2
-                    return r.layout == .spine && middle >= lo && middle <= hi
+                    return r.layout == .spine && middle >= lo && middle <= hi && (row == nil || r.row == row)
                 }
                 for row in stack.rows {
                     regions += self.regions(in: row, rowIndex: rowIndex, lying: true, scale: scale,
@@ -171,6 +186,9 @@ public struct SpineFinder: Sendable {
     /// `SHELFSCAN_BOTH=off` reads only the winning orientation (for measuring).
     static let readBoth = ProcessInfo.processInfo.environment["SHELFSCAN_BOTH"] != "off"
 
+    /// `SHELFSCAN_ROW_STACKS=off` looks for stacks across the whole photo only (for measuring).
+    static let rowStacks = ProcessInfo.processInfo.environment["SHELFSCAN_ROW_STACKS"] != "off"
+
     /// `SHELFSCAN_STACKS=off` turns `stacks` off (for measuring what it does).
     static let findStacks = ProcessInfo.processInfo.environment["SHELFSCAN_STACKS"] != "off"
 
@@ -186,7 +204,9 @@ public struct SpineFinder: Sendable {
     /// only part of the width, are too short to count there: so windows a third of the width
     /// across, a sixth apart, are weighed on their own; where lying edges clearly outnumber
     /// standing ones, the windows together are taken as a stack, whose standing regions give way.
-    func stacks(_ maps: EdgeMaps, width: Int, height: Int) -> [Stack] {
+    /// `minimumStanding`: standing books are at least this tall (within one shelf row, the
+    /// row's text lines on the pile's books are not rows of standing books).
+    func stacks(_ maps: EdgeMaps, width: Int, height: Int, minimumStanding: Int = 0) -> [Stack] {
         let window = width / 3, step = width / 6
         guard window >= 40, height >= 40 else { return [] }
         func lyingRows(_ x0: Int, _ x1: Int) -> [Row] {
@@ -219,23 +239,44 @@ public struct SpineFinder: Sendable {
             for y in 0..<height {
                 for x in x0..<x1 { columns[y * (x1 - x0) + (x - x0)] = maps.vertical[y * width + x] }
             }
-            let standing = Self.distinctEdges(rows(edges: columns, width: x1 - x0, height: height), side: x1 - x0)
+            let standingRows = rows(edges: columns, width: x1 - x0, height: height).filter { $0.bottom - $0.top >= minimumStanding }
+            let standing = Self.distinctEdges(standingRows, side: x1 - x0)
             return (flat >= 2 * standing, lying)
         }
-        var spans: [(Int, Int)] = []
+        // Runs of windows holding a stack, with the rows of the window that found the most edges.
+        var spans: [(a: Int, b: Int, best: [Row])] = []
         var x0 = 0
         while x0 + window <= width {
             // The last window runs on to the photo's edge.
             let x1 = x0 + window + step > width ? width : x0 + window
-            if isStack(x0, x1).0 {
-                if let last = spans.last, last.1 >= x0 { spans[spans.count - 1].1 = x1 } else { spans.append((x0, x1)) }
+            let (stack, rows) = isStack(x0, x1)
+            if stack {
+                let edges = rows.reduce(0) { $0 + $1.lines.count }
+                if let last = spans.last, last.b >= x0 {
+                    spans[spans.count - 1].b = x1
+                    if edges > last.best.reduce(0, { $0 + $1.lines.count }) { spans[spans.count - 1].best = rows }
+                } else {
+                    spans.append((x0, x1, rows))
+                }
             }
             x0 += step
         }
         var out: [Stack] = []
-        for (a, b) in spans where Double(b - a) < 0.85 * Double(width) {
-            let (stack, rows) = isStack(a, b)
-            guard stack, !rows.isEmpty else { continue }
+        for (a, b, best) in spans where Double(b - a) < 0.85 * Double(width) {
+            // The span as a whole; or, when its books differ in length too much for their edges
+            // to run along most of it, the best window's edges drawn on across the span.
+            var (stack, rows) = isStack(a, b)
+            if !stack || rows.isEmpty {
+                rows = best.map { row in
+                    let top = min(row.top, a), bottom = max(row.bottom, b)
+                    var wider = Row(top: top, bottom: bottom, lines: [])
+                    wider.lines = row.lines.map { line in
+                        Line(position: line.x(at: wider.middle, middle: row.middle), slope: line.slope, support: line.support)
+                    }
+                    return wider
+                }
+            }
+            guard !rows.isEmpty else { continue }
             let lo = rows.map(\.top).min()!, hi = rows.map(\.bottom).max()!
             out.append(Stack(x0: lo, x1: hi, rows: rows))
         }
@@ -460,18 +501,31 @@ public struct SpineFinder: Sendable {
         let typical = widths.isEmpty ? h * 0.15 : min(widths[widths.count / 2], h * 0.4)
         var out: [TextRegion] = []
         for span in spans {
-            let x0 = min(span.left.x(at: Double(row.top), middle: middle), span.left.x(at: Double(row.bottom), middle: middle))
-            let x1 = max(span.right.x(at: Double(row.top), middle: middle), span.right.x(at: Double(row.bottom), middle: middle))
             let width = span.right.position - span.left.position
             guard width >= 4 else { continue }
-            let lean = atan((span.left.slope + span.right.slope) / 2) * 180 / .pi
-            // Windows for very wide spaces, overlapping by half.
-            var windows: [(Double, Double)] = [(x0, x1)]
-            if x1 - x0 > typical * 3 {
+            let slope = (span.left.slope + span.right.slope) / 2
+            let lean = atan(slope) * 180 / .pi
+            // Windows for very wide spaces (measured at the row's middle: a leaning spine's box is
+            // wide however thin the spine), overlapping by half and leaning with the space's edges.
+            // `band`: where each lies at the row's middle; (a, b): its box across the whole row.
+            var windows: [(a: Double, b: Double, band: (Double, Double))] = []
+            if width > typical * 3 {
                 let w = typical * 2
-                windows = stride(from: x0, to: x1 - w / 2, by: w / 2).map { ($0, min(x1, $0 + w)) }
+                let lo = span.left.position, hi = span.right.position
+                let lines = stride(from: lo, to: hi - w / 2, by: w / 2).map { start in
+                    (Line(position: start, slope: slope, support: 1), Line(position: min(hi, start + w), slope: slope, support: 1))
+                }
+                windows = lines.map { l, r in
+                    (min(l.x(at: Double(row.top), middle: middle), l.x(at: Double(row.bottom), middle: middle)),
+                     max(r.x(at: Double(row.top), middle: middle), r.x(at: Double(row.bottom), middle: middle)),
+                     (l.position, r.position))
+                }
+            } else {
+                windows = [(min(span.left.x(at: Double(row.top), middle: middle), span.left.x(at: Double(row.bottom), middle: middle)),
+                            max(span.right.x(at: Double(row.top), middle: middle), span.right.x(at: Double(row.bottom), middle: middle)),
+                            (span.left.position, span.right.position))]
             }
-            for (a, b) in windows {
+            for (a, b, (lo, hi)) in windows {
                 guard hasContent(edges: edges, width: mapWidth, x0: Int(a), x1: Int(b.rounded(.up)), row: row) else { continue }
                 // Small margins: edges are found on a reduced copy.
                 let pad = max(2, (b - a) * 0.08)
@@ -484,7 +538,6 @@ public struct SpineFinder: Sendable {
                 // Standing: a line whose bottom lies right of its top has turned anticlockwise.
                 // Lying (transposed), the same slope means the line descends to the right: clockwise.
                 // The band: the space between the edges at the row's middle (or the window).
-                let (lo, hi) = windows.count == 1 ? (span.left.position, span.right.position) : (a, b)
                 out.append(TextRegion(layout: lying ? .lyingSpine : .spine, box: box, lean: lying ? lean : -lean,
                                       typicalThickness: typical * scale, row: rowIndex, index: out.count,
                                       band: (lo * scale)...(hi * scale)))
@@ -513,6 +566,8 @@ struct EdgeMaps {
     let vertical: [UInt8]
     /// Pixels on a mostly horizontal edge, transposed (so lying spines stand).
     let horizontalTransposed: [UInt8]
+    /// The image's height.
+    let height: Int
 
     init(_ gray: GrayBytes) {
         let w = gray.width, h = gray.height
@@ -544,5 +599,22 @@ struct EdgeMaps {
         }
         vertical = v
         horizontalTransposed = ht
+        height = h
+    }
+
+    private init(vertical: [UInt8], horizontalTransposed: [UInt8], height: Int) {
+        self.vertical = vertical
+        self.horizontalTransposed = horizontalTransposed
+        self.height = height
+    }
+
+    /// The maps of the image's rows `band` alone (as if the image were cut to them).
+    func rows(_ band: Range<Int>) -> EdgeMaps {
+        let width = vertical.count / max(1, height)
+        var ht = [UInt8]()
+        ht.reserveCapacity(width * band.count)
+        for x in 0..<width { ht += horizontalTransposed[(x * height + band.lowerBound)..<(x * height + band.upperBound)] }
+        return EdgeMaps(vertical: Array(vertical[(band.lowerBound * width)..<(band.upperBound * width)]),
+                        horizontalTransposed: ht, height: band.count)
     }
 }
