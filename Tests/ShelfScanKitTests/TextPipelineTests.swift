@@ -324,6 +324,29 @@ struct TextPipelineTests {
         #expect(again.isEmpty, "\(again.map(\.text))")
     }
 
+    /// *Lolita* in the low-resolution rendered shelf: a light spine between dark neighbours.
+    /// Padded with white, Tesseract's layout analysis finds no line in its crop at all, either
+    /// way up; padded with the spine's own gray, the title reads.
+    @Test("a spine where no line was found at all is read again padded with its own gray")
+    func grayPaddingRetry() async throws {
+        let photo = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-lowres-noise.jpg")).image
+        let regions = try SpineFinder().spines(in: photo).regions
+        let region = try #require(regions.first { r in
+            r.layout == .spine && r.box.x <= 480 && r.box.x + r.box.width >= 492 && r.box.width < 60
+        }, "regions: \(regions.map(\.box))")
+        let (retried, plain) = try await offPool {
+            let engine = try TesseractEngine(tessdata: Fixtures.models)
+            var reader = RegionReader()
+            reader.readDeadline = nil
+            let retried = try reader.read(region, in: photo, engine: engine)
+            reader.grayPaddingRetry = false
+            return (retried, try reader.read(region, in: photo, engine: engine))
+        }
+        func lolita(_ lines: [ReadLine]) -> Bool { lines.contains { TextStage.letters($0.text).contains("lolita") } }
+        #expect(lolita(retried), "with the retry: \(retried.map(\.text))")
+        #expect(!lolita(plain), "without: \(plain.map(\.text))")
+    }
+
     @Test("a line on the spine read too badly to keep beside a good one has the band read again, cut to the pixel")
     func spoiltLineReadAgain() async throws {
         // Persuasion lying in a stack, under a sliver of the book above it: the first reading

@@ -78,6 +78,10 @@ public struct RegionReader: Sendable {
     /// words 233; 30, 20 and 15 found 226, 228 and 227.
     public var minimumWordConfidence = 25.0
 
+    /// A second reading padded with the spine's gray where the first found no line at all
+    /// (`SHELFSCAN_GRAY_RETRY=off` to compare).
+    public var grayPaddingRetry = ProcessInfo.processInfo.environment["SHELFSCAN_GRAY_RETRY"] != "off"
+
     /// Pad spine crops with the spine's own gray instead of white (`spineGray`); `SHELFSCAN_PAD=spine`.
     /// Off by default: measured without the read deadline on 2026-11-24, it found 223 of 267
     /// SampleImages books instead of 213 but 201 of 615 real ones instead of 211, and the 12 MP
@@ -111,9 +115,11 @@ public struct RegionReader: Sendable {
         // Letters on the spine read too badly to keep a line: in the first reading (`spoilt`), in any.
         var spoilt = false
         var dropped = false
+        // Lines Tesseract found at all, however badly read.
+        var found = 0
         var lines = try read(p.sized, turns: turns, single: single, region: region, factor: p.factor,
                              offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global,
-                             onDroppedLine: { spoilt = true; dropped = true })
+                             onDroppedLine: { spoilt = true; dropped = true }, onPage: { found += $0 })
         // A confident line on the spine itself (a neighbour's sliver does not count).
         func onSpine() -> Bool { lines.contains { $0.confidence >= retryBelow && region.holds($0.box) } }
         // Nothing confident on the spine: its neighbours' slivers may have spoilt the reading (a
@@ -124,6 +130,17 @@ public struct RegionReader: Sendable {
         // The same when a line on the spine was read too badly to keep beside a good one
         // (PERSUASION under a sliver of the book above it, JANE AUSTEN below read well): the band
         // is cut to the pixel, and only lines that add letters to the first reading's are kept.
+        // No line found at all: the white padding set against a mid-gray spine and its dark
+        // edges may have made one blob of it all for Tesseract's layout analysis ("THE SAINT IN
+        // TROUBLE", legible at 25 px, read as nothing). The crop is read again padded with the
+        // spine's own gray.
+        if grayPaddingRetry, found == 0, region.layout != .cover, p.background == 255,
+           let gray = try Self.spineGray(p.upright ?? p.sized, region: region, offset: region.layout == .spine ? p.offsetX : p.offsetY),
+           gray < 235 {
+            lines += try read(p.sized, turns: turns, single: single, region: region, factor: p.factor,
+                              offset: (p.offsetX, p.offsetY), background: UInt32(gray), engine: engine, thresholding: .global,
+                              tag: "-gray", onDroppedLine: { spoilt = true; dropped = true })
+        }
         let clean = onSpine()
         if !clean || spoilt, let band = try bandCrop(p, region: region, margin: clean ? 1 : nil) {
             // Only the spine's own lines: the margin cuts the neighbours' lines short, and a cut
@@ -435,12 +452,12 @@ public struct RegionReader: Sendable {
         return out
     }
 
-    static let pad = 12
+    static let pad = Int(ProcessInfo.processInfo.environment["SHELFSCAN_PAD_PX"] ?? "12") ?? 12
 
     private func read(_ sized: PixImage, turns: [Int], single: Bool, region: TextRegion, factor: Double,
                       offset: (Double, Double), background: UInt32, engine: TesseractEngine,
                       thresholding: Thresholding, tag: String = "", page: PageLayout? = nil,
-                      onDroppedLine: (() -> Void)? = nil) throws(ShelfScanError) -> [ReadLine] {
+                      onDroppedLine: (() -> Void)? = nil, onPage: ((Int) -> Void)? = nil) throws(ShelfScanError) -> [ReadLine] {
         let (offsetX, offsetY) = offset
         let pad = Self.pad
         var lines: [ReadLine] = []
@@ -450,6 +467,7 @@ public struct RegionReader: Sendable {
             let t0 = ContinuousClock.now
             let page = try engine.recognize(turned, layout: page ?? (region.layout == .cover ? .auto : .block), thresholding: thresholding,
                                             deadline: region.layout == .cover ? nil : readDeadline)
+            onPage?(page.lines.count)
             if Self.traceReads {
                 FileHandle.standardError.write(Data("READ r\(region.row)-\(region.index) q\(turns) \(thresholding == .local ? "local" : "global")\(tag) \(turned.width)x\(turned.height) \(String(format: "%.0f", t0.millisecondsElapsed)) ms lines \(page.lines.count) best \(Int(page.lines.map(\.confidence).max() ?? 0))\n".utf8))
             }
