@@ -204,4 +204,38 @@ struct LeaningAndPiledTests {
         for r in standing where r.box.y + r.box.height / 2 < 450 { #expect(r.box.x + r.box.width / 2 < 760, "\(r.box)") }
         #expect(standing.filter { $0.box.y + $0.box.height / 2 > 500 }.count >= 25)
     }
+
+    @Test("two neighbouring spines nine grays apart are told apart by a faint edge; a spine's own text lines are not edges")
+    func faintEdgeBetweenSpines() throws {
+        // Twelve spines 60 px wide, dark and light in turn, except the sixth and seventh: 120
+        // and 129 (an edge the usual threshold of 12 grays does not see). Each carries letters
+        // down its middle, of varied widths and places across (as a line of text's are).
+        var c = Canvas(width: 1000, height: 600)
+        let grays: [UInt8] = [60, 180, 60, 180, 60, 120, 129, 60, 180, 60, 180, 60]
+        var seed: UInt32 = 12345
+        func next(_ n: Int) -> Int { seed = seed &* 1_103_515_245 &+ 12345; return Int((seed >> 16) % UInt32(n)) }
+        for (i, gray) in grays.enumerated() {
+            let left = 140 + i * 60
+            c.fill(left, 40, left + 60, 560, gray)
+            var y = 100
+            while y < 500 {
+                let height = 8 + next(10), x = left + 18 + next(8), width = 10 + next(10)
+                c.fill(x, y, x + width, y + height, gray > 100 ? 20 : 240)
+                y += height + 3 + next(5)
+            }
+        }
+        let photo = try c.image()
+        var finder = SpineFinder()
+        func bands(_ finder: SpineFinder) throws -> [ClosedRange<Double>] {
+            try finder.spines(in: photo).regions.compactMap(\.band)
+        }
+        finder.faintEdgeSearch = true
+        let with = try bands(finder)
+        // The sixth spine (440-500) is a region of its own, and no spine is cut in two.
+        #expect(with.contains { $0.lowerBound >= 430 && $0.upperBound <= 510 }, "\(with)")
+        #expect(with.allSatisfy { $0.upperBound - $0.lowerBound >= 45 }, "\(with)")
+        finder.faintEdgeSearch = false
+        let without = try bands(finder)
+        #expect(!without.contains { $0.lowerBound >= 430 && $0.upperBound <= 510 }, "\(without)")
+    }
 }

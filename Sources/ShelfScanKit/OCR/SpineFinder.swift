@@ -76,6 +76,10 @@ public struct SpineFinder: Sendable {
     /// two unconfirmed ones on the real piles.
     public var maximumLean = 20.0
 
+    /// Spaces too wide for one spine are searched for a faint edge (`faintEdges`;
+    /// `SHELFSCAN_FAINT=off` to compare).
+    public var faintEdgeSearch = ProcessInfo.processInfo.environment["SHELFSCAN_FAINT"] != "off"
+
     public init() {}
 
     /// What the finder saw.
@@ -98,8 +102,8 @@ public struct SpineFinder: Sendable {
         let gray = try small.grayBytes()
         let scale = Double(image.width) / Double(gray.width)
         let maps = EdgeMaps(gray)
-        let standing = rows(edges: maps.vertical, width: gray.width, height: gray.height)
-        let lying = rows(edges: maps.horizontalTransposed, width: gray.height, height: gray.width)
+        let standing = rows(edges: maps.vertical, width: gray.width, height: gray.height, faint: maps.verticalFaint)
+        let lying = rows(edges: maps.horizontalTransposed, width: gray.height, height: gray.width, faint: maps.horizontalTransposedFaint)
         let standingCount = standing.reduce(0) { $0 + $1.lines.count - 2 }
         let lyingCount = lying.reduce(0) { $0 + $1.lines.count - 2 }
         // The orientation with more long edges is how the books stand; a few edges either way
@@ -395,7 +399,9 @@ public struct SpineFinder: Sendable {
     }
 
     /// Rows are horizontal bands dense in standing edges; each gets its spine edges.
-    func rows(edges: [UInt8], width: Int, height: Int) -> [Row] {
+    /// `faint`: the edges of a lower gradient threshold, where a space too wide for one spine
+    /// is searched for the edge between two spines of nearly one gray (`faintEdges`).
+    func rows(edges: [UInt8], width: Int, height: Int, faint: [UInt8]? = nil) -> [Row] {
         guard width > 8, height > 8 else { return [] }
         var profile = [Double](repeating: 0, count: height)
         for y in 0..<height {
@@ -431,10 +437,45 @@ public struct SpineFinder: Sendable {
             var row = Row(top: top, bottom: bottom, lines: [])
             row.lines = spineEdges(edges: edges, width: width, row: row)
             if Self.mergeSlivers { row.lines = Self.withoutSlivers(row.lines) }
+            if faintEdgeSearch, let faint { row.lines = faintEdges(row.lines, faint: faint, width: width, row: row) }
             rows.append(row)
         }
         return rows
     }
+
+    /// `lines` with the edges found in `faint` (a lower gradient threshold) inside spaces wider
+    /// than `faintSpan` typical spines: two spines of nearly one gray (a blurred photo, a dark
+    /// spine beside a dark one) read as one region, title lines of both run together. Only
+    /// lines supported along `faintSupport` of the row (text lines along a spine run a part of
+    /// it) and `faintMargin` typical spines from the space's sides (not a sliver).
+    func faintEdges(_ lines: [Line], faint: [UInt8], width: Int, row: Row) -> [Line] {
+        guard lines.count >= 3 else { return lines }
+        let widths = zip(lines, lines.dropFirst()).map { $1.position - $0.position }.sorted()
+        let typical = widths[widths.count / 2]
+        let wide = zip(lines, lines.dropFirst()).filter { $1.position - $0.position >= Self.faintSpan * typical }
+        guard !wide.isEmpty else { return lines }
+        var strict = self
+        strict.minimumSupport = Self.faintSupport
+        let candidates = strict.spineEdges(edges: faint, width: width, row: row).dropFirst().dropLast()
+        var out = lines
+        let middle = Double(row.bottom - row.top - 1) / 2
+        for (left, right) in wide {
+            // The strongest candidate well inside the space, crossing neither side.
+            let inside = candidates.filter { c in
+                [-middle, middle].allSatisfy { y in
+                    let x = c.x(at: y + middle, middle: middle)
+                    return x - left.x(at: y + middle, middle: middle) >= Self.faintMargin * typical
+                        && right.x(at: y + middle, middle: middle) - x >= Self.faintMargin * typical
+                }
+            }
+            if let best = inside.max(by: { $0.support < $1.support }) { out.append(best) }
+        }
+        return out.sorted { $0.position < $1.position }
+    }
+
+    static let faintSpan = Double(ProcessInfo.processInfo.environment["SHELFSCAN_FAINT_SPAN"] ?? "1.6") ?? 1.6
+    static let faintSupport = Double(ProcessInfo.processInfo.environment["SHELFSCAN_FAINT_SUPPORT"] ?? "0.7") ?? 0.7
+    static let faintMargin = 0.4
 
     /// Near-vertical lines with edge support along most of the row, strongest first, with no
     /// two crossing or closer than a thin spine; the image's sides close the first and last spine.
@@ -566,6 +607,9 @@ struct EdgeMaps {
     let vertical: [UInt8]
     /// Pixels on a mostly horizontal edge, transposed (so lying spines stand).
     let horizontalTransposed: [UInt8]
+    /// The same at half the gradient threshold.
+    let verticalFaint: [UInt8]
+    let horizontalTransposedFaint: [UInt8]
     /// The image's height.
     let height: Int
 
@@ -586,29 +630,43 @@ struct EdgeMaps {
         }
         // Sums of nine: a difference of 8 gray levels is 72 here.
         let threshold: Int32 = 72
+        let faint = threshold / 2
         var v = [UInt8](repeating: 0, count: w * h)
         var ht = [UInt8](repeating: 0, count: w * h)
+        var vf = [UInt8](repeating: 0, count: w * h)
+        var hf = [UInt8](repeating: 0, count: w * h)
         for y in 2..<max(2, h - 2) {
             for x in 2..<max(2, w - 2) {
                 let i = y * w + x
                 let gx = abs(blurred[i + 1] - blurred[i - 1])
                 let gy = abs(blurred[i + w] - blurred[i - w])
-                if gx > threshold && 2 * gx > 3 * gy { v[i] = 1 }
-                if gy > threshold && 2 * gy > 3 * gx { ht[x * h + y] = 1 }
+                if 2 * gx > 3 * gy {
+                    if gx > threshold { v[i] = 1 }
+                    if gx > faint { vf[i] = 1 }
+                }
+                if 2 * gy > 3 * gx {
+                    if gy > threshold { ht[x * h + y] = 1 }
+                    if gy > faint { hf[x * h + y] = 1 }
+                }
             }
         }
         vertical = v
         horizontalTransposed = ht
+        verticalFaint = vf
+        horizontalTransposedFaint = hf
         height = h
     }
 
     private init(vertical: [UInt8], horizontalTransposed: [UInt8], height: Int) {
         self.vertical = vertical
         self.horizontalTransposed = horizontalTransposed
+        verticalFaint = []
+        horizontalTransposedFaint = []
         self.height = height
     }
 
-    /// The maps of the image's rows `band` alone (as if the image were cut to them).
+    /// The maps of the image's rows `band` alone (as if the image were cut to them; without
+    /// the faint maps).
     func rows(_ band: Range<Int>) -> EdgeMaps {
         let width = vertical.count / max(1, height)
         var ht = [UInt8]()
