@@ -347,6 +347,35 @@ struct TextPipelineTests {
         #expect(!lolita(plain), "without: \(plain.map(\.text))")
     }
 
+    /// *Hija de la fortuna* on the rendered shelf of Spanish, Catalan and French spines: read at
+    /// the scale the row's thickness suggests, "HIJA" is dropped as unsure ("de la fortuna nm"),
+    /// which names no book; two thirds as large the whole title reads. A spine without a sure
+    /// line is not read again.
+    @Test("a spine naming no book beside a sure line is read again at another scale, in that line's direction")
+    func rescaledReading() async throws {
+        let photo = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-2rows-spanish-catalan-french-btt.jpg")).image
+        let regions = try SpineFinder().spines(in: photo).regions
+        let region = try #require(regions.first { r in
+            r.layout == .spine && r.box.x <= 470 && r.box.x + r.box.width >= 520 && r.box.width < 100 && r.box.y < 300
+        }, "regions: \(regions.map(\.box))")
+        let (first, smaller, unsure) = try await offPool {
+            let engine = try TesseractEngine(tessdata: Fixtures.models)
+            var reader = RegionReader()
+            reader.readDeadline = nil
+            let first = try reader.read(region, in: photo, engine: engine)
+            let smaller = try reader.readRescaled(region, in: photo, engine: engine, factor: 0.67, besides: first)
+            let unsure = try reader.readRescaled(region, in: photo, engine: engine, factor: 0.67,
+                                                 besides: first.map { ReadLine(text: $0.text, confidence: 60, box: $0.box, textHeight: $0.textHeight, quarterTurns: $0.quarterTurns) })
+            return (first, smaller, unsure)
+        }
+        let matcher = BookMatcher(books: [Book(title: "Hija de la fortuna", authors: ["Isabel Allende"]), Book(title: "La casa de los espíritus", authors: ["Isabel Allende"])])
+        func names(_ lines: [ReadLine]) -> Bool { (matcher.matches(for: TextStage.regionText(lines)).first?.score ?? 0) >= 0.6 }
+        #expect(names(smaller), "smaller: \(smaller.map(\.text))")
+        #expect(!names(first), "first: \(first.map(\.text))")
+        #expect(Set(smaller.map(\.quarterTurns)).count <= 1)
+        #expect(unsure.isEmpty)
+    }
+
     @Test("a line on the spine read too badly to keep beside a good one has the band read again, cut to the pixel")
     func spoiltLineReadAgain() async throws {
         // Persuasion lying in a stack, under a sliver of the book above it: the first reading

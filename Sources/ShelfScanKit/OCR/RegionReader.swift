@@ -216,6 +216,25 @@ public struct RegionReader: Sendable {
             .map { $0.inside(width: image.width, height: image.height) }
     }
 
+    /// A spine that named no book though a line on it was read surely, read again scaled by
+    /// `factor` in that line's direction: which scale reads a spine best varies from spine to
+    /// spine (the title may be far larger or smaller than the thickness suggests).
+    public func readRescaled(_ region: TextRegion, in image: PixImage, engine: TesseractEngine, factor scale: Double,
+                             besides lines: [ReadLine]) throws(ShelfScanError) -> [ReadLine] {
+        guard region.layout != .cover,
+              let sure = lines.filter({ region.holds($0.box) && $0.confidence >= retryBelow }).max(by: { $0.confidence < $1.confidence })
+        else { return [] }
+        let p = try prepare(region, in: image)
+        guard let upright = p.upright else { return [] }
+        let factor = min(Self.maximumScale, p.factor * scale)
+        guard abs(factor / p.factor - 1) > 0.2 else { return [] }
+        return try read(try upright.scaled(by: factor), turns: [sure.quarterTurns], single: true, region: region, factor: factor,
+                        offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global,
+                        tag: "-rescaled")
+            .filter { region.holds($0.box) }
+            .map { $0.inside(width: image.width, height: image.height) }
+    }
+
     /// Letters this many times taller than others on one spine are of another line of text.
     static let mixedSizes = 1.8
     /// Fewer letters than this say nothing of their sizes.

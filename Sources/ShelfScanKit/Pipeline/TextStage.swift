@@ -131,9 +131,25 @@ struct TextStage {
                 try reader.readSmallLetters(region, in: image, engine: engine, besides: before)
             }
         }
+        // Spines still naming no book, though a line on them was read surely: the title may be
+        // far larger or smaller than the thickness suggested. Read again half as large again,
+        // then (still nothing) two thirds as large, in the sure line's direction.
+        for scale in Self.rescale {
+            try readAgain(unnamed([.spine, .lyingSpine])) { [reader] region, before, engine throws(ShelfScanError) in
+                try reader.readRescaled(region, in: image, engine: engine, factor: scale, besides: before)
+            }
+        }
         findings.regions = regions
         findings.lines = lines.flatMap { $0 }
     }
+
+    /// The scales spines naming no book beside a sure line are read again at, in turn
+    /// (`RegionReader.readRescaled`); `SHELFSCAN_RESCALE=off` for none, or a list ("1.5,0.67").
+    static let rescale: [Double] = {
+        let setting = ProcessInfo.processInfo.environment["SHELFSCAN_RESCALE"]
+        if setting == "off" { return [] }
+        return setting.map { $0.split(separator: ",").compactMap { Double($0) } } ?? [1.5, 0.67]
+    }()
 
     /// `SHELFSCAN_SMALL=off` leaves small letters beside big ones unread again (for measuring).
     static let smallLetters = ProcessInfo.processInfo.environment["SHELFSCAN_SMALL"] != "off"
