@@ -134,9 +134,20 @@ struct TextStage {
         // Spines still naming no book, though a line on them was read surely: the title may be
         // far larger or smaller than the thickness suggested. Read again half as large again,
         // then (still nothing) two thirds as large, in the sure line's direction.
-        for scale in Self.rescale {
-            try readAgain(unnamed([.spine, .lyingSpine])) { [reader] region, before, engine throws(ShelfScanError) in
-                try reader.readRescaled(region, in: image, engine: engine, factor: scale, besides: before)
+        // One pass (one matching of the photo afterwards): each scale in turn until a reading
+        // names a book on its own or beside the sure line.
+        if !Self.rescale.isEmpty {
+            try readAgain(unnamed([.spine, .lyingSpine])) { [reader, matcher, minimumScore] region, before, engine throws(ShelfScanError) in
+                var added: [ReadLine] = []
+                for scale in Self.rescale {
+                    let read = try reader.readRescaled(region, in: image, engine: engine, factor: scale, besides: before)
+                    added += read
+                    let sure = before.filter { $0.confidence >= reader.retryBelow && region.holds($0.box) }
+                    if !read.isEmpty, [read, read + sure].contains(where: { (matcher.matches(for: Self.regionText($0)).first?.score ?? 0) >= minimumScore }) {
+                        break
+                    }
+                }
+                return added
             }
         }
         findings.regions = regions
