@@ -136,7 +136,9 @@ struct TextStage {
         // then (still nothing) two thirds as large, in the sure line's direction.
         // One pass (one matching of the photo afterwards): each scale in turn until a reading
         // names a book on its own or beside the sure line.
-        if !Self.rescale.isEmpty {
+        // Only on a photo where some spine named a book: naming none, it is more likely a cover
+        // or a page read as a pile of lines (the cover reading follows in auto mode).
+        if !Self.rescale.isEmpty, !findings.books.isEmpty {
             try readAgain(unnamed([.spine, .lyingSpine])) { [reader, matcher, minimumScore] region, before, engine throws(ShelfScanError) in
                 var added: [ReadLine] = []
                 for scale in Self.rescale {
