@@ -471,7 +471,7 @@ public struct RegionReader: Sendable {
         return out
     }
 
-    static let pad = Int(ProcessInfo.processInfo.environment["SHELFSCAN_PAD_PX"] ?? "12") ?? 12
+    static let pad = 12
 
     private func read(_ sized: PixImage, turns: [Int], single: Bool, region: TextRegion, factor: Double,
                       offset: (Double, Double), background: UInt32, engine: TesseractEngine,

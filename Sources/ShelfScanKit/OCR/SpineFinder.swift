@@ -473,8 +473,8 @@ public struct SpineFinder: Sendable {
         return out.sorted { $0.position < $1.position }
     }
 
-    static let faintSpan = Double(ProcessInfo.processInfo.environment["SHELFSCAN_FAINT_SPAN"] ?? "1.6") ?? 1.6
-    static let faintSupport = Double(ProcessInfo.processInfo.environment["SHELFSCAN_FAINT_SUPPORT"] ?? "0.7") ?? 0.7
+    static let faintSpan = 1.6
+    static let faintSupport = 0.7
     static let faintMargin = 0.4
 
     /// Near-vertical lines with edge support along most of the row, strongest first, with no

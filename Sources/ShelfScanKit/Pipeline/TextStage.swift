@@ -133,18 +133,17 @@ struct TextStage {
         }
         // Spines still naming no book, though a line on them was read surely: the title may be
         // far larger or smaller than the thickness suggested. Read again half as large again,
-        // then (still nothing) two thirds as large, in the sure line's direction.
-        // One pass (one matching of the photo afterwards): each scale in turn until a reading
-        // names a book on its own or beside the sure line.
-        // Only on a photo where some spine named a book: naming none, it is more likely a cover
-        // or a page read as a pile of lines (the cover reading follows in auto mode).
+        // then, when that reading names no book alone or beside the sure line, two thirds as
+        // large, in the sure line's direction; the photo is matched once afterwards. Only on a
+        // photo where some spine named a book: naming none, it is more likely a cover or a page
+        // read as a pile of lines (the cover reading follows in auto mode).
         if !Self.rescale.isEmpty, !findings.books.isEmpty {
             try readAgain(unnamed([.spine, .lyingSpine])) { [reader, matcher, minimumScore] region, before, engine throws(ShelfScanError) in
+                let sure = before.filter { $0.confidence >= reader.retryBelow && region.holds($0.box) }
                 var added: [ReadLine] = []
                 for scale in Self.rescale {
                     let read = try reader.readRescaled(region, in: image, engine: engine, factor: scale, besides: before)
                     added += read
-                    let sure = before.filter { $0.confidence >= reader.retryBelow && region.holds($0.box) }
                     if !read.isEmpty, [read, read + sure].contains(where: { (matcher.matches(for: Self.regionText($0)).first?.score ?? 0) >= minimumScore }) {
                         break
                     }
