@@ -24,6 +24,29 @@ struct TextPipelineTests {
         return ShelfScanner(options: options, library: try Evaluator.corpusLibrary(directory: Fixtures.sampleImages))
     }
 
+    /// Whether any of `lines` holds `word` (letters only, lower case: "theflies").
+    static func reads(_ word: String, _ lines: [ReadLine]) -> Bool {
+        lines.contains { TextStage.letters($0.text).contains(word) }
+    }
+
+    /// `region` read twice off the pool, one engine, no deadline: with `option` on, then off
+    /// (`base` sets the other options first).
+    static func readWithAndWithout(_ option: WritableKeyPath<RegionReader, Bool> & Sendable, _ region: TextRegion,
+                                   in photo: PixImage, base: @escaping @Sendable (inout RegionReader) -> Void = { _ in })
+        async throws -> (with: [ReadLine], without: [ReadLine])
+    {
+        try await offPool {
+            let engine = try TesseractEngine(tessdata: Fixtures.models)
+            var reader = RegionReader()
+            reader.readDeadline = nil
+            base(&reader)
+            reader[keyPath: option] = true
+            let with = try reader.read(region, in: photo, engine: engine)
+            reader[keyPath: option] = false
+            return (with, try reader.read(region, in: photo, engine: engine))
+        }
+    }
+
     /// Scans a SampleImages file off the concurrency pool.
     static func scan(_ image: String, mode: ScanMode = .auto) async throws -> ImageResult {
         let scanner = try scanner(mode: mode)
@@ -236,9 +259,8 @@ struct TextPipelineTests {
             reader.readDeadline = nil
             return (try reader.read(withBand, in: photo, engine: engine), try reader.read(withoutBand, in: photo, engine: engine))
         }
-        func flies(_ lines: [ReadLine]) -> Bool { lines.contains { TextStage.letters($0.text).contains("theflies") } }
-        #expect(flies(read), "read: \(read.map(\.text))")
-        #expect(!flies(unread), "without its band the crop reads \(unread.map(\.text))")
+        #expect(Self.reads("theflies", read), "read: \(read.map(\.text))")
+        #expect(!Self.reads("theflies", unread), "without its band the crop reads \(unread.map(\.text))")
         // The line is placed on the spine in the photo, not on the neighbour.
         let line = try #require(read.first { TextStage.letters($0.text).contains("theflies") })
         #expect(withBand.holds(line.box), "\(line.box)")
@@ -259,18 +281,9 @@ struct TextPipelineTests {
         let range = try #require(try RegionReader.dimRange(of: crop, region: region))
         #expect(range.black >= 20 && range.white <= 60 && range.white > range.black, "\(range)")
         #expect(try RegionReader.dimRange(of: try photo.cropped(to: region.box).grayscale(), region: region) == nil)
-        let (stretched, plain) = try await offPool {
-            let engine = try TesseractEngine(tessdata: Fixtures.models)
-            var reader = RegionReader()
-            reader.readDeadline = nil
-            reader.stretchContrast = true
-            let stretched = try reader.read(region, in: dim, engine: engine)
-            reader.stretchContrast = false
-            return (stretched, try reader.read(region, in: dim, engine: engine))
-        }
-        func flies(_ lines: [ReadLine]) -> Bool { lines.contains { TextStage.letters($0.text).contains("theflies") } }
-        #expect(flies(stretched), "stretched: \(stretched.map(\.text)) plain: \(plain.map(\.text))")
-        #expect(!flies(plain), "not stretched: \(plain.map(\.text))")
+        let (stretched, plain) = try await Self.readWithAndWithout(\.stretchContrast, region, in: dim)
+        #expect(Self.reads("theflies", stretched), "stretched: \(stretched.map(\.text)) plain: \(plain.map(\.text))")
+        #expect(!Self.reads("theflies", plain), "not stretched: \(plain.map(\.text))")
     }
 
     /// Rectangles standing in for letters across a standing spine (the text runs down it, so a
@@ -313,9 +326,8 @@ struct TextPipelineTests {
             let first = try reader.read(region, in: photo, engine: engine)
             return (try reader.readSmallLetters(region, in: photo, engine: engine, besides: first), first)
         }
-        func victus(_ lines: [ReadLine]) -> Bool { lines.contains { TextStage.letters($0.text).contains("victus") } }
-        #expect(victus(apart), "small letters: \(apart.map(\.text)), first reading: \(first.map(\.text))")
-        #expect(!victus(first), "first reading: \(first.map(\.text))")
+        #expect(Self.reads("victus", apart), "small letters: \(apart.map(\.text)), first reading: \(first.map(\.text))")
+        #expect(!Self.reads("victus", first), "first reading: \(first.map(\.text))")
         // Nothing more where the letters are all of one size: Persuasion's spine in the same stack.
         let plain = try #require(regions.first { r in r.layout == .lyingSpine && abs(r.box.y + r.box.height / 2 - 703) < 20 })
         let again = try await offPool {
@@ -334,17 +346,9 @@ struct TextPipelineTests {
         let region = try #require(regions.first { r in
             r.layout == .spine && r.box.x <= 480 && r.box.x + r.box.width >= 492 && r.box.width < 60
         }, "regions: \(regions.map(\.box))")
-        let (retried, plain) = try await offPool {
-            let engine = try TesseractEngine(tessdata: Fixtures.models)
-            var reader = RegionReader()
-            reader.readDeadline = nil
-            let retried = try reader.read(region, in: photo, engine: engine)
-            reader.grayPaddingRetry = false
-            return (retried, try reader.read(region, in: photo, engine: engine))
-        }
-        func lolita(_ lines: [ReadLine]) -> Bool { lines.contains { TextStage.letters($0.text).contains("lolita") } }
-        #expect(lolita(retried), "with the retry: \(retried.map(\.text))")
-        #expect(!lolita(plain), "without: \(plain.map(\.text))")
+        let (retried, plain) = try await Self.readWithAndWithout(\.grayPaddingRetry, region, in: photo)
+        #expect(Self.reads("lolita", retried), "with the retry: \(retried.map(\.text))")
+        #expect(!Self.reads("lolita", plain), "without: \(plain.map(\.text))")
     }
 
     /// *Hija de la fortuna* on the rendered shelf of Spanish, Catalan and French spines: read at
@@ -390,9 +394,8 @@ struct TextPipelineTests {
             reader.readDeadline = nil
             return (try reader.read(withBand, in: photo, engine: engine), try reader.read(withoutBand, in: photo, engine: engine))
         }
-        func has(_ word: String, _ lines: [ReadLine]) -> Bool { lines.contains { TextStage.letters($0.text).contains(word) } }
-        #expect(has("persuasion", read) && has("janeausten", read), "read: \(read.map(\.text))")
-        #expect(!has("persuasion", unread), "without its band the crop reads \(unread.map(\.text))")
+        #expect(Self.reads("persuasion", read) && Self.reads("janeausten", read), "read: \(read.map(\.text))")
+        #expect(!Self.reads("persuasion", unread), "without its band the crop reads \(unread.map(\.text))")
         // Lines the first reading had are not added twice.
         #expect(read.filter { TextStage.letters($0.text).contains("janeausten") }.count == 1, "\(read.map(\.text))")
     }
@@ -404,21 +407,11 @@ struct TextPipelineTests {
         let photo = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-2rows-blur1.5.jpg")).image
         let region = TextRegion(layout: .spine, box: BoundingBox(x: 483, y: 582, width: 66, height: 585), lean: 0,
                                 typicalThickness: 52, row: 1, index: 4)
-        let (sharpened, plain) = try await offPool {
-            let engine = try TesseractEngine(tessdata: Fixtures.models)
-            var reader = RegionReader()
-            reader.readDeadline = nil
-            // Stretching its grays (`dimSpineStretched`) reads this spine too: the sharpened
-            // reading is measured alone.
-            reader.stretchContrast = false
-            reader.sharpenedRetry = true
-            let sharpened = try reader.read(region, in: photo, engine: engine)
-            reader.sharpenedRetry = false
-            return (sharpened, try reader.read(region, in: photo, engine: engine))
-        }
-        func campos(_ lines: [ReadLine]) -> Bool { lines.contains { TextStage.letters($0.text).contains("campos") } }
-        #expect(campos(sharpened), "sharpened: \(sharpened.map(\.text))")
-        #expect(!campos(plain), "without the sharpened reading: \(plain.map(\.text))")
+        // Stretching its grays (`dimSpineStretched`) reads this spine too: the sharpened reading
+        // is measured alone.
+        let (sharpened, plain) = try await Self.readWithAndWithout(\.sharpenedRetry, region, in: photo) { $0.stretchContrast = false }
+        #expect(Self.reads("campos", sharpened), "sharpened: \(sharpened.map(\.text))")
+        #expect(!Self.reads("campos", plain), "without the sharpened reading: \(plain.map(\.text))")
     }
 
     /// A lying book shorter than its row: a dark spine with light "letters" from x 300 to 700 of

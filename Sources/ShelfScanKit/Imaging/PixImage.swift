@@ -223,27 +223,24 @@ public final class PixImage: @unchecked Sendable {
     /// Sauvola local binarisation (8-bit in, 8-bit black/white out) with a window of
     /// `2 * halfWindow + 1` pixels: crisp bars under uneven light.
     public func binarized(halfWindow: Int) throws(ShelfScanError) -> PixImage {
+        try sauvola(halfWindow: halfWindow).derived("binarisation") { pixConvert1To8(nil, $0, 255, 0) }
+    }
+
+    /// Sauvola binarisation (k 0.3), 1-bit: dark pixels set.
+    private func sauvola(halfWindow: Int) throws(ShelfScanError) -> PixImage {
         var binary: UnsafeMutablePointer<Pix>?
         let h = Int32(max(2, min(halfWindow, (min(width, height) - 3) / 2)))
         guard withPix({ pixSauvolaBinarize($0, h, 0.3, 1, nil, nil, nil, &binary) }) == 0, let binary else {
             throw ShelfScanError(.corruptImage, "image operation failed: binarisation")
         }
-        let owned = PixImage(owning: binary)
-        return try owned.derived("binarisation") { pixConvert1To8(nil, $0, 255, 0) }
+        return PixImage(owning: binary)
     }
 
     /// The boxes of the connected dark shapes (8-connected) after Sauvola binarisation with a
     /// window of `2 * halfWindow + 1` pixels: letters, mostly, on text (invert first for light
     /// text on a dark ground).
     public func darkShapes(halfWindow: Int) throws(ShelfScanError) -> [BoundingBox] {
-        var binary: UnsafeMutablePointer<Pix>?
-        let h = Int32(max(2, min(halfWindow, (min(width, height) - 3) / 2)))
-        guard withPix({ pixSauvolaBinarize($0, h, 0.3, 1, nil, nil, nil, &binary) }) == 0, let binary else {
-            throw ShelfScanError(.corruptImage, "image operation failed: binarisation")
-        }
-        var ownedBinary: UnsafeMutablePointer<Pix>? = binary
-        defer { pixDestroy(&ownedBinary) }
-        guard let boxes = pixConnCompBB(binary, 8) else { return [] }
+        guard let boxes = try sauvola(halfWindow: halfWindow).withPix({ pixConnCompBB($0, 8) }) else { return [] }
         var ownedBoxes: UnsafeMutablePointer<Boxa>? = boxes
         defer { boxaDestroy(&ownedBoxes) }
         let n = boxaGetCount(boxes)

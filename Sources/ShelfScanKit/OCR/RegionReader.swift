@@ -121,7 +121,7 @@ public struct RegionReader: Sendable {
                              offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global,
                              onDroppedLine: { spoilt = true; dropped = true }, onPage: { found += $0 })
         // A confident line on the spine itself (a neighbour's sliver does not count).
-        func onSpine() -> Bool { lines.contains { $0.confidence >= retryBelow && region.holds($0.box) } }
+        func onSpine() -> Bool { !sureLines(lines, on: region).isEmpty }
         // Nothing confident on the spine: its neighbours' slivers may have spoilt the reading (a
         // mid-gray spine between a black gap and a light neighbour: Tesseract reads the
         // neighbour's line and nothing of the spine). Read the spine's band alone (SampleImages
@@ -195,7 +195,7 @@ public struct RegionReader: Sendable {
         // Only beside big letters read surely (an author's name), and the way they read: spines
         // where nothing was read are mostly gaps, pictures and blur, and cost the most to read.
         guard region.layout != .cover,
-              let sure = lines.filter({ region.holds($0.box) && $0.confidence >= retryBelow }).max(by: { $0.confidence < $1.confidence })
+              let sure = sureLines(lines, on: region).max(by: { $0.confidence < $1.confidence })
         else { return [] }
         let p = try prepare(region, in: image)
         guard let upright = p.upright,
@@ -205,15 +205,31 @@ public struct RegionReader: Sendable {
         let smallInPhoto = small / p.factor
         guard large >= Self.mixedSizes * small,
               !lines.contains(where: { region.holds($0.box) && $0.textHeight <= 1.6 * smallInPhoto }) else { return [] }
-        let factor = min(3, p.factor * Self.smallLetterHeight / small, p.factor * 2.5)
+        let factor = min(Self.maximumScale, p.factor * Self.smallLetterHeight / small, p.factor * 2.5)
         guard factor > p.factor * 1.3 else { return [] }
-        return try read(try upright.scaled(by: factor), turns: [sure.quarterTurns], single: true, region: region, factor: factor,
-                        offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global,
-                        tag: "-small", page: .sparse)
+        return try readAgain(upright, scaledBy: factor, p, turns: sure.quarterTurns, region: region, in: image, engine: engine,
+                             tag: "-small", page: .sparse)
             // Sparse text reads lone syllables off pictures and ornaments ("IT", "WE", which
             // are titles too): a line of its own needs a word's worth of letters.
-            .filter { region.holds($0.box) && $0.text.filter(\.isLetter).count >= Self.smallLineLetters }
+            .filter { $0.text.filter(\.isLetter).count >= Self.smallLineLetters }
+    }
+
+    /// `upright` (the prepared crop before scaling) read once more scaled by `factor`, in one
+    /// direction: the lines on the spine, placed in the photo.
+    private func readAgain(_ upright: PixImage, scaledBy factor: Double, _ p: Prepared, turns: Int, region: TextRegion,
+                           in image: PixImage, engine: TesseractEngine, tag: String,
+                           page: PageLayout? = nil) throws(ShelfScanError) -> [ReadLine] {
+        try read(try upright.scaled(by: factor), turns: [turns], single: true, region: region, factor: factor,
+                 offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global,
+                 tag: tag, page: page)
+            .filter { region.holds($0.box) }
             .map { $0.inside(width: image.width, height: image.height) }
+    }
+
+    /// The lines of `lines` read surely (at `retryBelow` or more) on the region's own spine (a
+    /// neighbour's sliver does not count).
+    func sureLines(_ lines: [ReadLine], on region: TextRegion) -> [ReadLine] {
+        lines.filter { $0.confidence >= retryBelow && region.holds($0.box) }
     }
 
     /// A spine that named no book though a line on it was read surely, read again scaled by
@@ -222,17 +238,14 @@ public struct RegionReader: Sendable {
     public func readRescaled(_ region: TextRegion, in image: PixImage, engine: TesseractEngine, factor scale: Double,
                              besides lines: [ReadLine]) throws(ShelfScanError) -> [ReadLine] {
         guard region.layout != .cover,
-              let sure = lines.filter({ region.holds($0.box) && $0.confidence >= retryBelow }).max(by: { $0.confidence < $1.confidence })
+              let sure = sureLines(lines, on: region).max(by: { $0.confidence < $1.confidence })
         else { return [] }
         let p = try prepare(region, in: image)
         guard let upright = p.upright else { return [] }
         let factor = min(Self.maximumScale, p.factor * scale)
         guard abs(factor / p.factor - 1) > 0.2 else { return [] }
-        return try read(try upright.scaled(by: factor), turns: [sure.quarterTurns], single: true, region: region, factor: factor,
-                        offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global,
-                        tag: "-rescaled")
-            .filter { region.holds($0.box) }
-            .map { $0.inside(width: image.width, height: image.height) }
+        return try readAgain(upright, scaledBy: factor, p, turns: sure.quarterTurns, region: region, in: image, engine: engine,
+                             tag: "-rescaled")
     }
 
     /// Letters this many times taller than others on one spine are of another line of text.

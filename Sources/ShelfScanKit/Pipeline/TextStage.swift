@@ -139,7 +139,7 @@ struct TextStage {
         // read as a pile of lines (the cover reading follows in auto mode).
         if !Self.rescale.isEmpty, !findings.books.isEmpty {
             try readAgain(unnamed([.spine, .lyingSpine])) { [reader, matcher, minimumScore] region, before, engine throws(ShelfScanError) in
-                let sure = before.filter { $0.confidence >= reader.retryBelow && region.holds($0.box) }
+                let sure = reader.sureLines(before, on: region)
                 var added: [ReadLine] = []
                 for scale in Self.rescale {
                     let read = try reader.readRescaled(region, in: image, engine: engine, factor: scale, besides: before)
