@@ -380,6 +380,36 @@ struct TextPipelineTests {
         #expect(unsure.isEmpty)
     }
 
+    /// *Stardust* on the rendered row of thin spines: read with its band's margin the spine
+    /// gives "e at Neil Gaiman" surely but no title; its band cut to the pixel and read both ways
+    /// (as the text stage does for spines naming no book) reads the title. A spine without a
+    /// sure line is not read again.
+    @Test("a spine naming no book beside a sure line has its band read again alone, both ways")
+    func bandReadAgain() async throws {
+        let photo = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-thin-spines-rot-1.5.jpg")).image
+        let regions = try SpineFinder().spines(in: photo).regions
+        let region = try #require(regions.first { r in
+            r.layout == .spine && r.box.x <= 600 && r.box.x + r.box.width >= 640 && r.box.width < 100
+        }, "regions: \(regions.map(\.box))")
+        let (first, again, unsure) = try await offPool {
+            let engine = try TesseractEngine(tessdata: Fixtures.models)
+            var reader = RegionReader()
+            reader.readDeadline = nil
+            let first = try reader.read(region, in: photo, engine: engine)
+            let again = try reader.readBand(region, in: photo, engine: engine, besides: first)
+            let unsure = try reader.readBand(region, in: photo, engine: engine,
+                                             besides: first.map { ReadLine(text: $0.text, confidence: 60, box: $0.box, textHeight: $0.textHeight, quarterTurns: $0.quarterTurns) })
+            return (first, again, unsure)
+        }
+        let matcher = BookMatcher(books: [Book(title: "Stardust", authors: ["Neil Gaiman"]), Book(title: "American Gods", authors: ["Neil Gaiman"])])
+        func named(_ lines: [ReadLine]) -> String? {
+            matcher.matches(for: TextStage.regionText(lines)).first.flatMap { $0.score >= 0.6 ? $0.book.title : nil }
+        }
+        #expect(named(first) == nil, "first: \(first.map(\.text))")
+        #expect(named(RegionReader.keepBest(first + again)) == "Stardust", "again: \(again.map(\.text))")
+        #expect(unsure.isEmpty)
+    }
+
     @Test("a line on the spine read too badly to keep beside a good one has the band read again, cut to the pixel")
     func spoiltLineReadAgain() async throws {
         // Persuasion lying in a stack, under a sliver of the book above it: the first reading

@@ -112,14 +112,15 @@ public struct RegionReader: Sendable {
         let single = region.layout != .cover && across <= region.typicalThickness * 1.4
         var turns = region.quarterTurns
         if let preferred = votes?.preferred(among: turns) { turns.sort { a, _ in a == preferred } }
-        // Letters on the spine read too badly to keep a line: in the first reading (`spoilt`), in any.
-        var spoilt = false
+        // Letters on the spine read too badly to keep a line: the directions they were read in,
+        // in the first readings (`spoilt`); in any reading (`dropped`).
+        var spoilt = Set<Int>()
         var dropped = false
         // Lines Tesseract found at all, however badly read.
         var found = 0
         var lines = try read(p.sized, turns: turns, single: single, region: region, factor: p.factor,
                              offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global,
-                             onDroppedLine: { spoilt = true; dropped = true }, onPage: { found += $0 })
+                             onDroppedLine: { spoilt.insert($0); dropped = true }, onPage: { found += $0 })
         // A confident line on the spine itself (a neighbour's sliver does not count).
         func onSpine() -> Bool { !sureLines(lines, on: region).isEmpty }
         // Nothing confident on the spine: its neighbours' slivers may have spoilt the reading (a
@@ -139,16 +140,23 @@ public struct RegionReader: Sendable {
            gray < 235 {
             lines += try read(p.sized, turns: turns, single: single, region: region, factor: p.factor,
                               offset: (p.offsetX, p.offsetY), background: UInt32(gray), engine: engine, thresholding: .global,
-                              tag: "-gray", onDroppedLine: { spoilt = true; dropped = true })
+                              tag: "-gray", onDroppedLine: { spoilt.insert($0); dropped = true })
         }
         let clean = onSpine()
-        if !clean || spoilt, let band = try bandCrop(p, region: region, margin: clean ? 1 : nil) {
+        // Read well, the band is read again here only the way a sure line was read, when a line
+        // was read too badly that way. The other way (where the same ink read upside down is
+        // dropped too) waits until the photo is matched, for spines that named no book then
+        // (`readBand`): reading it on every spine took a sixth of the 12 MP shelf's reading
+        // time, mostly for spines read well already.
+        let sureTurns = Set(sureLines(lines, on: region).map(\.quarterTurns))
+        let bandTurns = clean ? turns.filter { spoilt.contains($0) && (Self.anySpoilt || sureTurns.contains($0)) } : turns
+        if !bandTurns.isEmpty, let band = try bandCrop(p, region: region, margin: clean ? 1 : nil) {
             // Only the spine's own lines: the margin cuts the neighbours' lines short, and a cut
             // line read more confidently would replace the whole one read before.
             let before = lines
-            lines += try read(band.image, turns: turns, single: true, region: region, factor: p.factor,
+            lines += try read(band.image, turns: bandTurns, single: true, region: region, factor: p.factor,
                               offset: band.offset, background: band.background, engine: engine, thresholding: .global, tag: "-band",
-                              onDroppedLine: { dropped = true })
+                              onDroppedLine: { _ in dropped = true })
                 .filter { line in region.holds(line.box) && (!clean || !before.contains { line.addsNothing(to: $0) }) }
         }
         // Still nothing: the crop may run past the book's end (a short book in a tall row, a
@@ -157,13 +165,13 @@ public struct RegionReader: Sendable {
         if !onSpine(), let trimmed = try inkCrop(p, region: region) {
             lines += try read(trimmed.image, turns: turns, single: true, region: region, factor: p.factor,
                               offset: trimmed.offset, background: trimmed.background, engine: engine, thresholding: .global, tag: "-ink",
-                              onDroppedLine: { dropped = true })
+                              onDroppedLine: { _ in dropped = true })
                 .filter { region.holds($0.box) }
         }
         if !onSpine() {
             lines += try read(p.sized, turns: turns, single: single, region: region, factor: p.factor,
                               offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .local,
-                              onDroppedLine: { dropped = true })
+                              onDroppedLine: { _ in dropped = true })
         }
         // Still nothing, though letters were seen on the spine: blur may have run them together.
         // Read the crop once more through an unsharp mask, as a last resort only (read first,
@@ -230,6 +238,22 @@ public struct RegionReader: Sendable {
     /// neighbour's sliver does not count).
     func sureLines(_ lines: [ReadLine], on region: TextRegion) -> [ReadLine] {
         lines.filter { $0.confidence >= retryBelow && region.holds($0.box) }
+    }
+
+    /// A spine with a sure line on it that named no book: its band read alone, both ways. Most
+    /// such spines were not read alone at first (`read`), and capitals read upside down are often
+    /// letters too ("KINGS OF" as "40 SONIG" at 90): the sure line may be the wrong way's. The
+    /// lines that add letters to `lines`; where both ways read the same ink, the caller keeps
+    /// the surer reading (`keepBest`).
+    public func readBand(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
+                         besides lines: [ReadLine]) throws(ShelfScanError) -> [ReadLine] {
+        guard region.layout != .cover, !sureLines(lines, on: region).isEmpty else { return [] }
+        let p = try prepare(region, in: image)
+        guard let band = try bandCrop(p, region: region, margin: 1) else { return [] }
+        return try read(band.image, turns: region.quarterTurns, single: true, region: region, factor: p.factor,
+                        offset: band.offset, background: band.background, engine: engine, thresholding: .global, tag: "-band")
+            .filter { line in region.holds(line.box) && !lines.contains { line.addsNothing(to: $0) } }
+            .map { $0.inside(width: image.width, height: image.height) }
     }
 
     /// A spine that named no book though a line on it was read surely, read again scaled by
@@ -486,10 +510,14 @@ public struct RegionReader: Sendable {
 
     static let pad = 12
 
+    /// `SHELFSCAN_SPOILT=any`: a well-read spine's band is read again in every direction a line
+    /// was dropped in, not only a sure line's (for measuring).
+    static let anySpoilt = ProcessInfo.processInfo.environment["SHELFSCAN_SPOILT"] == "any"
+
     private func read(_ sized: PixImage, turns: [Int], single: Bool, region: TextRegion, factor: Double,
                       offset: (Double, Double), background: UInt32, engine: TesseractEngine,
                       thresholding: Thresholding, tag: String = "", page: PageLayout? = nil,
-                      onDroppedLine: (() -> Void)? = nil, onPage: ((Int) -> Void)? = nil) throws(ShelfScanError) -> [ReadLine] {
+                      onDroppedLine: ((Int) -> Void)? = nil, onPage: ((Int) -> Void)? = nil) throws(ShelfScanError) -> [ReadLine] {
         let (offsetX, offsetY) = offset
         let pad = Self.pad
         var lines: [ReadLine] = []
@@ -534,7 +562,7 @@ public struct RegionReader: Sendable {
                 guard letters >= 2, confidence >= minimumConfidence else {
                     // Letters on the spine itself, read badly: a neighbour's sliver may have spoilt them.
                     let seen = raw.words.reduce(0) { $0 + $1.text.filter(\.isLetter).count }
-                    if seen >= 4, region.holds(inPhoto(raw.words)) { onDroppedLine?() }
+                    if seen >= 4, region.holds(inPhoto(raw.words)) { onDroppedLine?(turns) }
                     continue
                 }
                 let line = (text: words.map(\.text).joined(separator: " "), confidence: confidence)

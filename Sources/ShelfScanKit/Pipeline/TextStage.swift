@@ -93,7 +93,7 @@ struct TextStage {
         findings.matchingMilliseconds = clock.millisecondsElapsed
         /// `picked` regions read once more by `body` (given a region and what it read so far):
         /// what it reads is added, and everything matched again when anything was.
-        func readAgain(_ picked: [Int],
+        func readAgain(_ picked: [Int], keepingBest: Bool = false,
                        _ body: @escaping @Sendable (TextRegion, [ReadLine], TesseractEngine) throws(ShelfScanError) -> [ReadLine])
             throws(ShelfScanError)
         {
@@ -104,7 +104,10 @@ struct TextStage {
                 try body(region, before[i], engine)
             }
             var added = 0
-            for (r, l) in zip(picked, read) { lines[r] += l; added += l.count }
+            for (r, l) in zip(picked, read) {
+                lines[r] = keepingBest ? RegionReader.keepBest(lines[r] + l) : lines[r] + l
+                added += l.count
+            }
             findings.ocrMilliseconds += clock.millisecondsElapsed
             guard added > 0 else { return }
             clock = .now
@@ -115,6 +118,16 @@ struct TextStage {
         func unnamed(_ layouts: Set<TextRegion.Layout>) -> [Int] {
             let named = Set(findings.books.flatMap { $0.evidence.map(\.box) })
             return regions.indices.filter { r in layouts.contains(regions[r].layout) && !lines[r].contains { named.contains($0.box) } }
+        }
+        // Spines that named no book though a line on them was read surely: their band read
+        // alone, both ways (the sure line may be upside-down capitals); where both ways read
+        // the same ink, the surer reading stands. Real shelves, deadline off: 309 of 615 found,
+        // 331 returned, against 307 and 328 reading the band of every spine that had a line
+        // dropped at first; the 12 MP shelf 3.1-3.2 s to 2.7-2.8 s cold, the same 52 books.
+        if Self.bandAgain {
+            try readAgain(unnamed([.spine, .lyingSpine]), keepingBest: true) { [reader] region, before, engine throws(ShelfScanError) in
+                try reader.readBand(region, in: image, engine: engine, besides: before)
+            }
         }
         // A standing spine that named no book may carry its title across it (hardbacks,
         // big-name paperbacks: "STEPHEN KING" along, "DOCTOR / SLEEP" across): those wide
@@ -162,6 +175,10 @@ struct TextStage {
         if setting == "off" { return [] }
         return setting.map { $0.split(separator: ",").compactMap { Double($0) } } ?? [1.5, 0.67]
     }()
+
+    /// Unnamed spines' bands read again after matching (`RegionReader.readBand`), unless
+    /// `SHELFSCAN_SPOILT=any` reads them as before, in `read` (for measuring).
+    static let bandAgain = !RegionReader.anySpoilt
 
     /// `SHELFSCAN_SMALL=off` leaves small letters beside big ones unread again (for measuring).
     static let smallLetters = ProcessInfo.processInfo.environment["SHELFSCAN_SMALL"] != "off"
