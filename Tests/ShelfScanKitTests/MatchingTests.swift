@@ -176,6 +176,15 @@ struct BookMatcherTests {
         #expect(top(spine("JAMES", "PERCIVAL EVERETT"))?.book.title == "James")
         #expect(top(spine("MURDER GAMES", "JAMES PATTERSON"))?.book.title == "Murder Games")
         #expect(top(spine("JAMES PATTERSON MURDER GAMES"))?.book.title == "Murder Games")
+        // The name read with a letter wrong is still the name ("Agatha Christle" is not the
+        // picture book "Agatha Christie" by someone else); a word near no name is no name.
+        #expect(!matcher.matches(for: spine("JAMES PATTERSCN")).contains { $0.book.title == "James" })
+        #expect(!matcher.matches(for: spine("JAMFS PATTERSON")).contains { $0.book.title == "James" })
+        #expect(top(spine("MURDER GAMES", "JAMES PATTERSCN"))?.book.title == "Murder Games")
+        #expect(top(spine("JAMES", "PERCIVAL EVERETT"))?.book.title == "James")
+        #expect(matcher.fullNames(in: BookMatcher.Spine(spine("JAMES PATTERSON"))).count == 1)
+        #expect(matcher.fullNames(in: BookMatcher.Spine(spine("JAMES PATTERSCN"))).count == 1)
+        #expect(matcher.fullNames(in: BookMatcher.Spine(spine("JAMES PORTER"))).isEmpty)
         // Nor a title holding the author's own name off the name alone.
         #expect(top(spine("STEPHEN KING", "CUJO"))?.book.title == "Cujo")
         #expect(!matcher.matches(for: spine("STEPHEN KING")).contains { $0.book.title == "Stephen King's N." })
@@ -254,6 +263,16 @@ struct BookMatcherTests {
         // Unknown word confidences (a mismatched count) count every word fully.
         let unknown = TextLine(text: text, confidence: 70, wordConfidences: [30])
         #expect(matcher.matches(for: RegionText(lines: [unknown])).first?.score == withoutDoubt?.score)
+    }
+
+    @Test("C++ is a word of its own: the C++ book is not the C one")
+    func cPlusPlus() throws {
+        let matcher = BookMatcher(books: [Book(title: "The C Programming Language", authors: ["Brian W. Kernighan", "Dennis M. Ritchie"]),
+                                          Book(title: "The C++ Programming Language", authors: ["Bjarne Stroustrup"])])
+        #expect(MatchText.words("The C++ Programming Language") == ["the", "cpp", "programming", "language"])
+        #expect(TitleKey.of("The C++ Programming Language") != TitleKey.of("The C Programming Language"))
+        #expect(matcher.matches(for: spine("THE C++ PROGRAMMING LANGUAGE")).first?.book.title == "The C++ Programming Language")
+        #expect(matcher.matches(for: spine("THE C PROGRAMMING LANGUAGE")).first?.book.title == "The C Programming Language")
     }
 
     @Test("an unrelated extra line never raises a score")
@@ -365,5 +384,20 @@ struct MatchAssignmentTests {
                                              [BookMatch(book: row, score: 0.8, titleScore: 1, authorScore: 1, matchedText: "")]], minScore: 0.6)
         #expect(result[0]?.book.id == 1)
         #expect(result[1] == nil)
+    }
+
+    @Test("two volumes of one title are two books; a series marker or edition subtitle is the same book")
+    func volumes() {
+        let one = match(1, "Walking the Munros: Vol 1", 0.9), two = match(2, "Walking the Munros: Vol 2", 0.8)
+        let result = MatchAssignment.assign([[one], [two, one]], minScore: 0.6)
+        #expect(result[0]?.book.id == 1)
+        #expect(result[1]?.book.id == 2)
+        let marked = match(3, "The Murder of Roger Ackroyd (Hercule Poirot, #4)", 0.9), plain = match(4, "The Murder of Roger Ackroyd", 0.8)
+        #expect(MatchAssignment.assign([[marked], [plain]], minScore: 0.6)[1] == nil)
+        #expect(MatchText.title("Walking the Munros", subtitle: "Vol 2").work == MatchText.title("Walking the Munros: Vol. 2").work)
+        #expect(MatchText.title("Dune: Deluxe Edition").work == MatchText.title("Dune").work)
+        #expect(MatchText.title("Animal Farm / 1984").work == MatchText.title("Animal Farm").work)
+        #expect(TitleKey.of("Walking the Munros: Vol 2") != TitleKey.of("Walking the Munros: Vol 1"))
+        #expect(TitleKey.of("The Hobbit: or There and Back Again") == TitleKey.of("Hobbit"))
     }
 }

@@ -10,10 +10,12 @@ public enum TitleKey {
     public static func of(_ title: String) -> String {
         var t = title
         if let colon = t.firstIndex(of: ":") { t = String(t[..<colon]) }
-        let words = MetadataService.normalise(t).split(separator: " ").map(String.init)
+        // "C++" is not "C" (`MatchText.words`).
+        var words = MetadataService.normalise(t.replacingOccurrences(of: "++", with: "pp")).split(separator: " ").map(String.init)
         // A title that is only an article ("A") keeps it.
-        if words.count > 1, articles.contains(words[0]) { return words.dropFirst().joined(separator: " ") }
-        return words.joined(separator: " ")
+        if words.count > 1, articles.contains(words[0]) { words.removeFirst() }
+        // A volume is another book ("Walking the Munros: Vol 1" and "...: Vol 2").
+        return (words + MatchText.title(title).volume.map { "#" + $0 }).joined(separator: " ")
     }
 }
 

@@ -23,6 +23,8 @@ struct BookIndex: Sendable {
     /// Every author's full name of two or three words of letters, as its sorted word ids (word
     /// order varies: "Patterson, James").
     let fullNames: Set<[Int32]>
+    /// The full names (`fullNames` keys) each word is part of.
+    let namesWithWord: [Int32: [[Int32]]]
     /// Per book, which core title words spell one of its authors' full names, or nil
     /// (`BookMatcher.ownNameWords`): "Stephen King's N." needs a title word beyond the name.
     let titleNameWords: [[Bool]?]
@@ -63,8 +65,9 @@ struct BookIndex: Sendable {
             authors.append(names)
             // The surname is the longest word more often than the last ("Belmonte Nieto, Manuel").
             let surname = names.first.map { n in n.map { wordScalars[Int($0)] }.max { $0.count < $1.count }.map { String(String.UnicodeScalarView($0)) } ?? "" } ?? ""
-            // One work, whatever the edition: "&" reads as nothing, so "and" does not count.
-            keys.append(t.core.filter { $0 != "and" }.joined(separator: " ") + "|" + surname)
+            // One work, whatever the edition: "&" reads as nothing, so "and" does not count; a
+            // volume number makes another book (`MatchText.Title.work`).
+            keys.append(t.work + "|" + surname)
         }
         self.wordIDs = wordIDs
         self.wordScalars = wordScalars
@@ -86,6 +89,9 @@ struct BookIndex: Sendable {
                 wordScalars[Int(w)].count >= 2 && wordScalars[Int(w)].allSatisfy(\.properties.isAlphabetic)
             }
         }.map { $0.sorted() })
+        var namesWithWord: [Int32: [[Int32]]] = [:]
+        for name in fullNames { for w in Set(name) { namesWithWord[w, default: []].append(name) } }
+        self.namesWithWord = namesWithWord
 
         // Trigram postings, counted then filled.
         var trigramIDs: [UInt64: Int32] = [:]

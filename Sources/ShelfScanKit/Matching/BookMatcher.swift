@@ -189,9 +189,13 @@ public final class BookMatcher: Sendable {
             var matched = false
             for n in [3, 2] where i + n <= ids.count && spine.words[i + n - 1].line == spine.words[i].line {
                 let run = ids[i..<(i + n)].compactMap { $0 }
-                guard run.count == n else { continue }
-                let key = run.sorted()
-                if index.fullNames.contains(key) {
+                if run.count == n, index.fullNames.contains(run.sorted()) {
+                    found.append((i..<(i + n), run.sorted()))
+                    i += n
+                    matched = true
+                    break
+                }
+                if Self.nearNames, let key = nearName(spine.words[i..<(i + n)].map(\.scalars), ids: Array(ids[i..<(i + n)])) {
                     found.append((i..<(i + n), key))
                     i += n
                     matched = true
@@ -202,6 +206,34 @@ public final class BookMatcher: Sendable {
         }
         return found
     }
+
+    /// The full name of as many words as `run` that one of its words spells exactly and the others
+    /// nearly (a letter misread: "Agatha Christle"), nil without one. Words of three letters or
+    /// fewer must be exact (`WordSimilarity.credit`).
+    func nearName(_ run: [[Unicode.Scalar]], ids: [Int32?]) -> [Int32]? {
+        for id in Set(ids.compactMap { $0 }) {
+            for name in index.namesWithWord[id] ?? [] where name.count == run.count {
+                // Each name word read by a word of its own.
+                var used = [Bool](repeating: false, count: run.count)
+                let spelt = name.allSatisfy { w in
+                    let word = index.wordScalars[Int(w)]
+                    guard let k = run.indices.first(where: { k in
+                        !used[k] && (ids[k] == w || WordSimilarity.credit(word, run[k]) >= Self.nearNameCredit)
+                    }) else { return false }
+                    used[k] = true
+                    return true
+                }
+                if spelt { return name }
+            }
+        }
+        return nil
+    }
+
+    /// How near a word must be to an author's name word to be read as it (`nearName`).
+    static let nearNameCredit = 0.8
+
+    /// `SHELFSCAN_NEAR_NAMES=off`: author names are recognised on spines only spelt exactly.
+    static let nearNames = ProcessInfo.processInfo.environment["SHELFSCAN_NEAR_NAMES"] != "off"
 
     /// Which of the title's core words spell one of its authors' full names (two or more words,
     /// each in the title, a possessive "King's" counting as "King"); nil when the title holds no
@@ -400,7 +432,7 @@ public enum MatchAssignment {
     /// What makes two rows the same book: the same row, or the same ISBN, or the same title and
     /// first author (an owned copy and a catalogue row of one book are two rows).
     static func identity(_ book: Book) -> [String] {
-        var keys = ["title:" + MatchText.title(book.title).core.joined(separator: " ") + "|"
+        var keys = ["title:" + MatchText.title(book.title, subtitle: book.subtitle).work + "|"
             + (book.authors.first.map { MatchText.authorWords($0).sorted().joined(separator: " ") } ?? "")]
         if let id = book.id { keys.append("id:\(id)") }
         if let isbn = book.isbn13 { keys.append("isbn:\(isbn)") }

@@ -10,6 +10,14 @@ public enum MatchText {
         public var core: [String]
         /// Words that may also appear: subtitle, series name and number, a statement of responsibility.
         public var extra: [String]
+        /// The numbers of the subtitle (after a colon, not in parentheses): "Walking the Munros:
+        /// Vol 2" is another book than "...: Vol 1", though its core words are the same.
+        public var volume: [String] = []
+
+        /// The core words, with the volume: one work whatever the edition or series marker.
+        public var work: String {
+            (core.filter { $0 != "and" } + volume.map { "#" + $0 }).joined(separator: " ")
+        }
     }
 
     /// Words of `text`: case and diacritics folded, punctuation a separator, apostrophes joining
@@ -23,6 +31,8 @@ public enum MatchText {
             words.append(canonical(current))
             current.removeAll(keepingCapacity: true)
         }
+        // "C++" is a word of its own, not "C" ("The C++ Programming Language").
+        let text = text.contains("++") ? text.replacingOccurrences(of: "++", with: "pp") : text
         for scalar in text.unicodeScalars {
             if scalar == "'" || scalar == "\u{2019}" || scalar == "`" || scalar == "\u{2018}" {
                 // A single-letter elision starts a new word; elsewhere the apostrophe just vanishes.
@@ -60,10 +70,13 @@ public enum MatchText {
         var core = words(String(main[..<cut]))
         extraText += " " + main[cut...]
         var extra = words(extraText)
+        // Numbers after " / " or " = " are of a statement or a second title ("Animal Farm / 1984").
+        let afterColon = main[cut...].hasPrefix(":") ? String(main[cut...].prefix { !"/=;".contains($0) }) : ""
+        let volume = core.isEmpty ? [] : words((subtitle ?? "") + " " + afterColon).filter { $0.allSatisfy(\.isNumber) }
         if core.isEmpty { core = words(main); extra = words(extraText) }
         if core.isEmpty { core = words(title) }
         if core.count > 1, articles.contains(core[0]) { extra.append(core.removeFirst()) }
-        return Title(core: core, extra: extra)
+        return Title(core: core, extra: extra, volume: volume)
     }
 
     /// Author name words, without life dates ("Bunge, Mario, 1919-2020" is `bunge mario`).
