@@ -380,6 +380,21 @@ struct TextPipelineTests {
         #expect(unsure.isEmpty)
     }
 
+    @Test("where a spine's ink was read both ways, the photo's usual way wins unless the other was read clearly better")
+    func usualDirectionWins() {
+        let box = BoundingBox(x: 600, y: 580, width: 38, height: 366)
+        let title = ReadLine(text: "Cien anos de soledad", confidence: 84, box: box, textHeight: 20, quarterTurns: 1, readingConfidence: 57)
+        let upsideDown = ReadLine(text: "pepsjos ep soue us", confidence: 60, box: box, textHeight: 20, quarterTurns: 3, readingConfidence: 60)
+        #expect(RegionReader.keepBest([title, upsideDown]).map(\.quarterTurns) == [3])
+        #expect(RegionReader.keepBest([title, upsideDown], usual: [1]).map(\.quarterTurns) == [1])
+        let clearer = ReadLine(text: "Bodas de sangre", confidence: 90, box: box, textHeight: 20, quarterTurns: 3, readingConfidence: 90)
+        #expect(RegionReader.keepBest([title, clearer], usual: [1]).map(\.quarterTurns) == [3])
+        // Lines over other ink are all kept.
+        let elsewhere = ReadLine(text: "Gabriel Garcia Marquez", confidence: 80, box: BoundingBox(x: 600, y: 1000, width: 38, height: 200),
+                                 textHeight: 20, quarterTurns: 3, readingConfidence: 80)
+        #expect(RegionReader.keepBest([title, elsewhere], usual: [1]).count == 2)
+    }
+
     /// *Stardust* on the rendered row of thin spines: read with its band's margin the spine
     /// gives "e at Neil Gaiman" surely but no title; its band cut to the pixel and read both ways
     /// (as the text stage does for spines naming no book) reads the title. A spine without a
@@ -401,6 +416,13 @@ struct TextPipelineTests {
                                              besides: first.map { ReadLine(text: $0.text, confidence: 60, box: $0.box, textHeight: $0.textHeight, quarterTurns: $0.quarterTurns) })
             return (first, again, unsure)
         }
+        // Turned a degree more than its lean, in one direction: that direction's lines on the spine only.
+        let leaned = try await offPool {
+            var reader = RegionReader()
+            reader.readDeadline = nil
+            return try reader.readLeaned(region, in: photo, engine: try TesseractEngine(tessdata: Fixtures.models), delta: 1, turns: [1])
+        }
+        #expect(!leaned.isEmpty && leaned.allSatisfy { $0.quarterTurns == 1 && region.holds($0.box) }, "leaned: \(leaned.map(\.text))")
         let matcher = BookMatcher(books: [Book(title: "Stardust", authors: ["Neil Gaiman"]), Book(title: "American Gods", authors: ["Neil Gaiman"])])
         func named(_ lines: [ReadLine]) -> String? {
             matcher.matches(for: TextStage.regionText(lines)).first.flatMap { $0.score >= 0.6 ? $0.book.title : nil }

@@ -104,8 +104,10 @@ public struct RegionReader: Sendable {
     /// The lines read in `region` of `image`.
     /// `votes` (shared by the regions of one photo) learns which way this photo's spines read,
     /// so that a thin spine read confidently the usual way need not be read the other way too.
+    /// `all`: every line read, not only the best of lines read both ways over the same ink
+    /// (for the caller to choose once the photo's usual direction is known).
     public func read(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
-                     votes: DirectionVotes? = nil) throws(ShelfScanError) -> [ReadLine] {
+                     votes: DirectionVotes? = nil, all: Bool = false) throws(ShelfScanError) -> [ReadLine] {
         let p = try prepare(region, in: image)
         // One spine (not several whose edges went unseen) can only read one way.
         let across = region.layout == .lyingSpine ? Double(region.box.height) : Double(region.box.width)
@@ -187,7 +189,7 @@ public struct RegionReader: Sendable {
         }
         let kept = Self.keepBest(lines).map { $0.inside(width: image.width, height: image.height) }
         for line in kept where line.confidence >= 80 { votes?.add(line.quarterTurns) }
-        return kept
+        return all ? lines.map { $0.inside(width: image.width, height: image.height) } : kept
     }
 
     /// A spine's small letters, read apart from the big ones beside them: a paperback's author
@@ -238,6 +240,24 @@ public struct RegionReader: Sendable {
     /// neighbour's sliver does not count).
     func sureLines(_ lines: [ReadLine], on region: TextRegion) -> [ReadLine] {
         lines.filter { $0.confidence >= retryBelow && region.holds($0.box) }
+    }
+
+    /// A spine that named no book read again turned `delta` degrees more than its lean (the
+    /// edges' lean is known to a degree: over a long thin spine, a degree puts the ends of its
+    /// text onto the neighbours), its band alone where it has one, in `turns`.
+    public func readLeaned(_ region: TextRegion, in image: PixImage, engine: TesseractEngine, delta: Double,
+                           turns: [Int]) throws(ShelfScanError) -> [ReadLine] {
+        guard region.layout != .cover else { return [] }
+        var tilted = TextRegion(layout: region.layout, box: region.box, lean: region.lean + delta,
+                                typicalThickness: region.typicalThickness, row: region.row, index: region.index)
+        tilted.band = region.band
+        let p = try prepare(tilted, in: image)
+        let crop = try bandCrop(p, region: tilted) ?? (p.sized, (p.offsetX, p.offsetY), p.background)
+        return try read(crop.image, turns: turns, single: true, region: tilted, factor: p.factor,
+                        offset: crop.offset, background: crop.background, engine: engine, thresholding: .global,
+                        tag: "-leaned\(delta)")
+            .filter { region.holds($0.box) }
+            .map { $0.inside(width: image.width, height: image.height) }
     }
 
     /// A spine with a sure line on it that named no book: its band read alone, both ways. Most
@@ -510,6 +530,8 @@ public struct RegionReader: Sendable {
 
     static let pad = 12
 
+    static let usualBonus = Double(ProcessInfo.processInfo.environment["SHELFSCAN_USUAL_BONUS"] ?? "10") ?? 10
+
     /// `SHELFSCAN_SPOILT=any`: a well-read spine's band is read again in every direction a line
     /// was dropped in, not only a sure line's (for measuring).
     static let anySpoilt = ProcessInfo.processInfo.environment["SHELFSCAN_SPOILT"] == "any"
@@ -617,8 +639,12 @@ public struct RegionReader: Sendable {
 
     /// Where lines read in different directions cover the same ink, the reading Tesseract was
     /// surer of as a whole wins (not the one with the surest surviving words).
-    static func keepBest(_ lines: [ReadLine]) -> [ReadLine] {
-        let ordered = lines.sorted { $0.readingConfidence > $1.readingConfidence }
+    ///
+    /// `usual`: the way most of the photo's spines read, whose readings count `usualBonus` more
+    /// (a spine's title read at 57 loses to the same ink read upside down at 60 otherwise).
+    static func keepBest(_ lines: [ReadLine], usual: Set<Int> = []) -> [ReadLine] {
+        func weight(_ line: ReadLine) -> Double { line.readingConfidence + (usual.contains(line.quarterTurns) ? usualBonus : 0) }
+        let ordered = lines.sorted { weight($0) > weight($1) }
         var kept: [ReadLine] = []
         for line in ordered {
             let clash = kept.contains { other in
