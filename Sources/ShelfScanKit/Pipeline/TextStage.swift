@@ -169,8 +169,9 @@ struct TextStage {
         // within a degree (the search's step is two), and a degree off puts the ends of a thin
         // spine's text onto its neighbours. Read again turned a degree either way, the band
         // alone, the photo's usual direction (`RegionReader.readLeaned`). Real shelves, deadline
-        // off: 310 to 320 of 615 found, 331 to 345 returned (-1 alone 315, +1 alone 316); the
-        // 12 MP shelf +0.1 s; on every unnamed spine, letters seen or not, 322 and 348, +0.35 s.
+        // off: 310 to 325 of 615 found, 331 to 350 returned, 21 to 25 wrongly (-1 alone 315,
+        // +1 alone 316); the 12 MP shelf +0.1 s; on every unnamed spine, letters seen or not,
+        // 322 and 348 (measured before the usual-direction choice and the half-degree turn), +0.35 s.
         if !Self.leaned.isEmpty, !findings.books.isEmpty {
             let votes = DirectionVotes()
             for r in regions.indices { for l in lines[r] where l.confidence >= 80 { votes.add(l.quarterTurns) } }
