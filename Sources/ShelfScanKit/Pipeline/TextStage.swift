@@ -125,7 +125,9 @@ struct TextStage {
         // the same ink, the surer reading stands. Real shelves, deadline off: 309 of 615 found,
         // 331 returned, against 307 and 328 reading the band of every spine that had a line
         // dropped at first; the 12 MP shelf 3.1-3.2 s to 2.7-2.8 s cold, the same 52 books.
-        if Self.bandAgain {
+        // Only on photos where some spine named a book (as the rescaled readings, below): a
+        // front cover read as spines names none, and is read as a cover next.
+        if Self.bandAgain, !findings.books.isEmpty {
             try readAgain(unnamed([.spine, .lyingSpine]), keepingBest: true) { [reader] region, before, engine throws(ShelfScanError) in
                 try reader.readBand(region, in: image, engine: engine, besides: before)
             }
