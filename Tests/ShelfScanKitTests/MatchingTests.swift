@@ -158,6 +158,25 @@ struct BookMatcherTests {
         #expect((top(spine("FIRESTARTER"))?.score ?? 0) >= 0.6)
     }
 
+    @Test("a spine reading surely nothing but a short title no other work has is that book")
+    func wholeShortTitles() throws {
+        let dune = try #require(top(spine("DUNE")))
+        #expect(dune.book.title == "Dune")
+        #expect(dune.score >= 0.6)
+        #expect((top(spine("CUJO"))?.score ?? 0) >= 0.6)
+        #expect((top(spine("THE CUJO"))?.score ?? 0) < 0.6) // an article the title lacks is unexplained
+        // Read unsurely, beside words it does not explain, or misspelt: not enough.
+        #expect((top(RegionText(lines: [TextLine(text: "DUNE", confidence: 70)]))?.score ?? 0) < 0.6)
+        #expect((top(spine("DUNE", "KRAMPUS VELTROSK"))?.score ?? 0) < 0.6)
+        #expect((top(spine("DUNF"))?.score ?? 0) < 0.6)
+        // Two works titled Dune: the word alone cannot tell which.
+        let two = BookMatcher(books: Self.books + [Book(title: "Dune", authors: ["Somebody Else"])])
+        #expect((two.matches(for: spine("DUNE")).first?.score ?? 0) < 0.6)
+        #expect(two.matches(for: spine("DUNE", "FRANK HERBERT")).first?.book.authors == ["Frank Herbert"])
+        // A word that is also part of a name ("EMMA" of EMMA DONOGHUE) stays unsure (`oneWordTitles`).
+        #expect((top(spine("EMMA"))?.score ?? 0) < 0.6)
+    }
+
     @Test("a title of publisher words only (an imprint's logo on any spine) needs its author's name")
     func imprintTitles() throws {
         // Black Swan's logo on a Bill Bryson paperback, read above his title or alone.

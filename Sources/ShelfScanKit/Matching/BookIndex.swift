@@ -15,6 +15,9 @@ struct BookIndex: Sendable {
     /// 352 names in the 25k catalogues), their share of title uses, at least a half. A spine
     /// reading only "JAMES" is more likely James Patterson's than the novel "James".
     let titleWeight: [Double]
+    /// Whether any author's name holds the word ("Emma": a spine reading only EMMA may be the
+    /// first line of EMMA DONOGHUE).
+    let nameWord: [Bool]
 
     // Per book, as word ids.
     let core: [[Int32]]
@@ -30,6 +33,9 @@ struct BookIndex: Sendable {
     let titleNameWords: [[Bool]?]
     /// Same book, twice in the library (an owned copy and a catalogue row, two editions): same key.
     let bookKeys: [String]
+    /// Per book, whether no other work (`bookKeys`) has the same core title words: a spine
+    /// reading nothing but the title can then name only this book.
+    let uniqueTitle: [Bool]
 
     // Title trigrams -> books (compressed rows: books of trigram t are `trigramBooks[start[t]..<start[t+1]]`).
     let trigramIDs: [UInt64: Int32]
@@ -78,10 +84,14 @@ struct BookIndex: Sendable {
         self.titleWeight = zip(inTitles, inNames).map { t, n in
             n > t ? max(0.5, Double(t) / Double(t + n)) : 1
         }
+        self.nameWord = inNames.map { $0 > 0 }
         self.core = core
         self.extra = extra
         self.authors = authors
         self.bookKeys = keys
+        var works: [[Int32]: Set<String>] = [:]
+        for (c, k) in zip(core, keys) { works[c, default: []].insert(k) }
+        self.uniqueTitle = core.map { works[$0]?.count == 1 }
         self.titleNameWords = zip(core, authors).map { BookMatcher.ownNameWords(core: $0, authors: $1, words: wordScalars) }
         // Names only: words of two or more letters ("Kershaw, Ian, 1943-" carries its dates).
         self.fullNames = Set(authors.flatMap { $0 }.filter { name in

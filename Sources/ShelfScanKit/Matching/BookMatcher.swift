@@ -115,7 +115,7 @@ public final class BookMatcher: Sendable {
 
     /// A region's words, with how much each would count against a book that does not explain it.
     struct Spine {
-        struct Word { var scalars: [Unicode.Scalar]; var line: Int; var weight: Double }
+        struct Word { var scalars: [Unicode.Scalar]; var line: Int; var weight: Double; var confidence: Double }
         /// Comparable pieces: each word, and each two neighbouring words of a line run together
         /// (OCR splits words: "FIRE STARTER").
         struct Unit { var scalars: [Unicode.Scalar]; var first: Int; var count: Int }
@@ -147,7 +147,8 @@ public final class BookMatcher: Sendable {
                         if !scalars.contains(where: { "aeiouy0123456789".unicodeScalars.contains($0) }) || scalars.count <= 2 {
                             weight = min(weight, 1)
                         }
-                        words.append(Word(scalars: scalars, line: l, weight: weight * trust * doubt))
+                        let confidence = line.wordConfidences.flatMap { $0.count == pieces.count ? min($0[k], line.confidence) : nil } ?? line.confidence
+                        words.append(Word(scalars: scalars, line: l, weight: weight * trust * doubt, confidence: confidence))
                     }
                 }
             }
@@ -228,6 +229,15 @@ public final class BookMatcher: Sendable {
         }
         return nil
     }
+
+    /// Letters of evidence a spine's reading gives by being exactly a title, all of it, and
+    /// nothing else (read at `wholeConfidence` or better, the unread rest under
+    /// `wholePrecision`), when no other work has that title: a four-letter title then passes 0.6.
+    static let wholeTitleLetters = Double(ProcessInfo.processInfo.environment["SHELFSCAN_WHOLE_LETTERS"] ?? "") ?? 1.5
+    static let wholePrecision = Double(ProcessInfo.processInfo.environment["SHELFSCAN_WHOLE_PRECISION"] ?? "") ?? 0.95
+    static let wholeConfidence = Double(ProcessInfo.processInfo.environment["SHELFSCAN_WHOLE_CONFIDENCE"] ?? "") ?? 85
+    /// `SHELFSCAN_WHOLE_TITLES=off`: a short title read alone needs its author, as before 2026-11-25.
+    static let wholeTitles = ProcessInfo.processInfo.environment["SHELFSCAN_WHOLE_TITLES"] != "off"
 
     /// How near a word must be to an author's name word to be read as it (`nearName`).
     static let nearNameCredit = 0.8
@@ -386,7 +396,14 @@ public final class BookMatcher: Sendable {
         // Letters of evidence -> probability that this is no coincidence; a one-word title needs
         // a long word or its author to pass 0.6.
         // Words mostly seen in names count less here ("JAMES" alone: a name more likely than a title).
-        let evidence = 1 - exp(-(titleSure + authorInfo) / 5)
+        // A spine reading surely nothing but a title no other work has ("DUNE", "The Road") is
+        // that book even when the title is one short word (`wholeTitleLetters`), unless a word of
+        // it is also part of someone's name.
+        let whole = Self.wholeTitles && index.uniqueTitle[b] && precision >= Self.wholePrecision
+            && core.allSatisfy { !index.nameWord[Int($0)] }
+            && titleCredit.allSatisfy { $0 >= 0.99 }
+            && spine.words.indices.allSatisfy { !spineUsed[$0] || spine.words[$0].confidence >= Self.wholeConfidence }
+        let evidence = 1 - exp(-(titleSure + authorInfo + (whole ? Self.wholeTitleLetters : 0)) / 5)
         let a = authorScore ?? 0
         let titlePart = coverage + (1 - coverage) * (Self.authorBonus * a + Self.wholeNameBonus * authorWhole)
         let score = evidence * titlePart * pow(precision, 0.4) * (1 - 0.04 * unreadExtra)
