@@ -432,6 +432,36 @@ struct TextPipelineTests {
         #expect(unsure.isEmpty)
     }
 
+    /// Two spines of opposite ways in one region of the rendered Spanish shelf: *Las batallas en
+    /// el desierto* read one way, *Bodas de sangre* the other. The photo's usual way keeps "ap
+    /// sepog" (Bodas de upside down, read surely) over "Bodas de sangre"; the other way's lines
+    /// come back because they name a book the photo has not, and not when it has.
+    @Test("a spine's ink read both ways: the way not kept comes back when it names a new book")
+    func otherWayNamesABook() async throws {
+        let photo = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-2rows-spanish-catalan-french-btt.jpg")).image
+        let regions = try SpineFinder().spines(in: photo).regions
+        let region = try #require(regions.first { r in
+            r.layout == .spine && r.box.x <= 640 && r.box.x + r.box.width >= 700 && r.box.y < 300
+        }, "regions: \(regions.map(\.box))")
+        let all = try await offPool {
+            var reader = RegionReader()
+            reader.readDeadline = nil
+            return try reader.read(region, in: photo, engine: try TesseractEngine(tessdata: Fixtures.models), all: true)
+        }
+        let turns = Set(all.map(\.quarterTurns))
+        #expect(turns.count == 2, "\(all.map { "\($0.quarterTurns) \($0.text)" })")
+        // The way that keeps the upside-down reading.
+        let usual = try #require(turns.first { t in !Self.reads("bodasdesangre", RegionReader.keepBest(all, usual: [t], bonus: 1000)) },
+                                 "every way keeps Bodas de sangre: \(all.map { "\($0.quarterTurns) \($0.text)" })")
+        let kept = RegionReader.keepBest(all, usual: [usual], bonus: 1000)
+        let matcher = BookMatcher(books: [Book(title: "Bodas de sangre", authors: ["Federico García Lorca"]),
+                                          Book(title: "Las batallas en el desierto", authors: ["José Emilio Pacheco"])])
+        let other = try #require(TextStage.otherWay(kept, all: all, named: [], found: [], matcher: matcher, minimumScore: 0.6),
+                                 "kept: \(kept.map(\.text)); all: \(all.map(\.text))")
+        #expect(Self.reads("bodasdesangre", other), "\(other.map(\.text))")
+        #expect(TextStage.otherWay(kept, all: all, named: [], found: ["Bodas de sangre"], matcher: matcher, minimumScore: 0.6) == nil)
+    }
+
     @Test("a line on the spine read too badly to keep beside a good one has the band read again, cut to the pixel")
     func spoiltLineReadAgain() async throws {
         // Persuasion lying in a stack, under a sliver of the book above it: the first reading

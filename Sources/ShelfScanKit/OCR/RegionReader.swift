@@ -647,8 +647,8 @@ public struct RegionReader: Sendable {
     ///
     /// `usual`: the way most of the photo's spines read, whose readings count `usualBonus` more
     /// (a spine's title read at 57 loses to the same ink read upside down at 60 otherwise).
-    static func keepBest(_ lines: [ReadLine], usual: Set<Int> = []) -> [ReadLine] {
-        func weight(_ line: ReadLine) -> Double { line.readingConfidence + (usual.contains(line.quarterTurns) ? usualBonus : 0) }
+    static func keepBest(_ lines: [ReadLine], usual: Set<Int> = [], bonus: Double = usualBonus) -> [ReadLine] {
+        func weight(_ line: ReadLine) -> Double { line.readingConfidence + (usual.contains(line.quarterTurns) ? bonus : 0) }
         let ordered = lines.sorted { weight($0) > weight($1) }
         var kept: [ReadLine] = []
         for line in ordered {

@@ -57,7 +57,7 @@ struct TextStage {
             let whole = TextRegion(layout: .cover, box: BoundingBox(x: 0, y: 0, width: image.width, height: image.height),
                                    lean: 0, typicalThickness: 0, row: 0, index: 0)
             clock = .now
-            let lines = try read([whole], in: image)
+            let lines = try read([whole], in: image).kept
             findings.ocrMilliseconds += clock.millisecondsElapsed
             clock = .now
             let (books, unidentified) = match(lines: lines, regions: [whole], coverLike: true)
@@ -87,10 +87,28 @@ struct TextStage {
     func readSpines(_ regions: [TextRegion], in image: PixImage, into findings: inout TextFindings) throws(ShelfScanError) {
         let memo = MatchMemo()
         var clock = ContinuousClock.now
-        var lines = try read(regions, in: image)
+        let everyReading = try read(regions, in: image)
+        var lines = everyReading.kept
         findings.ocrMilliseconds = clock.millisecondsElapsed
         clock = .now
         (findings.books, findings.unidentified) = match(lines: lines, regions: regions, coverLike: false, memo: memo)
+        // Where a spine's ink was read both ways and the way kept names no book, the other way
+        // may: upside-down capitals read surely ("ap sepog" for "Bodas de"), or two spines of
+        // opposite ways in one region. The lines read the other way replace the ones they
+        // clashed with when they name, alone, a book the photo has not named yet.
+        if Self.otherWayReading {
+            let named = Set(findings.books.flatMap { $0.evidence.map(\.box) })
+            let found = Set(findings.books.flatMap { b in [b.isbn13, b.title].compactMap { $0 } })
+            var changed = false
+            for r in regions.indices {
+                if let other = Self.otherWay(lines[r], all: everyReading.all[r], named: named, found: found,
+                                             matcher: matcher, minimumScore: minimumScore) {
+                    lines[r] = other
+                    changed = true
+                }
+            }
+            if changed { (findings.books, findings.unidentified) = match(lines: lines, regions: regions, coverLike: false, memo: memo) }
+        }
         findings.matchingMilliseconds = clock.millisecondsElapsed
         /// `picked` regions read once more by `body` (given a region and what it read so far):
         /// what it reads is added, and everything matched again when anything was.
@@ -216,7 +234,9 @@ struct TextStage {
     static let acrossReading = ProcessInfo.processInfo.environment["SHELFSCAN_ACROSS"] != "off"
 
     /// Reads every region, both cores busy (one engine each).
-    func read(_ regions: [TextRegion], in image: PixImage) throws(ShelfScanError) -> [[ReadLine]] {
+    /// `kept`: per region, its lines, one reading of each ink (`RegionReader.keepBest`); `all`:
+    /// every line read, both ways.
+    func read(_ regions: [TextRegion], in image: PixImage) throws(ShelfScanError) -> (kept: [[ReadLine]], all: [[ReadLine]]) {
         let votes = DirectionVotes()
         let all = try readEach(regions) { _, region, engine throws(ShelfScanError) in
             try reader.read(region, in: image, engine: engine, votes: votes, all: true)
@@ -224,8 +244,31 @@ struct TextStage {
         // Where a spine's ink was read both ways, the photo's usual way (of its sure lines,
         // standing and lying apart) wins unless the other was read clearly better.
         let usual = Set([[1, 3], [0, 2]].compactMap { votes.preferred(among: $0) })
-        return all.map { RegionReader.keepBest($0, usual: Self.usualBonus ? usual : []) }
+        return (all.map { RegionReader.keepBest($0, usual: Self.usualBonus ? usual : []) }, all)
     }
+
+    /// A region's lines with the ones read the other way over the same ink instead, when those
+    /// name alone a book not in `found` (ISBNs and titles); nil otherwise. `kept`: the region's
+    /// lines, `all`: every line read on it both ways, `named`: the boxes of lines books were read
+    /// from (those and the lines they beat stay).
+    static func otherWay(_ kept: [ReadLine], all: [ReadLine], named: Set<BoundingBox>, found: Set<String>,
+                         matcher: BookMatcher, minimumScore: Double) -> [ReadLine]? {
+        func same(_ a: ReadLine, _ b: ReadLine) -> Bool { a.quarterTurns == b.quarterTurns && a.box == b.box && a.text == b.text }
+        let dropped = all.filter { d in
+            !kept.contains { same($0, d) } && !kept.contains { k in
+                named.contains(k.box) && k.quarterTurns != d.quarterTurns && RegionReader.overlap(k.box, d.box) > 0.5
+            }
+        }
+        guard !dropped.isEmpty else { return nil }
+        let other = RegionReader.keepBest(kept + dropped, usual: Set(dropped.map(\.quarterTurns)), bonus: 1000)
+        let gained = other.filter { l in dropped.contains { same($0, l) } }
+        guard !gained.isEmpty, let m = matcher.matches(for: regionText(gained)).first, m.score >= minimumScore,
+              !found.contains(m.book.isbn13 ?? m.book.title) else { return nil }
+        return other
+    }
+
+    /// `SHELFSCAN_OTHER_WAY=off`: a spine's ink read both ways keeps its first choice of way.
+    static let otherWayReading = ProcessInfo.processInfo.environment["SHELFSCAN_OTHER_WAY"] != "off"
 
     /// `SHELFSCAN_USUAL=off`: lines read both ways over the same ink are chosen by confidence alone.
     static let usualBonus = ProcessInfo.processInfo.environment["SHELFSCAN_USUAL"] != "off"
