@@ -11,7 +11,7 @@ struct CatalogCommand: AsyncParsableCommand {
             Catalogue rows are kept in the library flagged as not owned: scans find them (reported with inLibrary false), \
             `library list` does not show them. Example: `shelfscan catalog import goodbooks.csv library_books.csv`.
             """,
-        subcommands: [Import.self, Count.self, Clear.self, Bench.self])
+        subcommands: [Import.self, Count.self, Clear.self, Match.self, Bench.self])
 
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -71,6 +71,43 @@ struct CatalogCommand: AsyncParsableCommand {
                 print("removed \(try db.clearCatalog()) catalogue books")
             } catch {
                 throw CLIError(describing: error)
+            }
+        }
+    }
+
+    struct Match: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the books some lines of spine text name, as a scan would match them.",
+            discussion: """
+                Each argument is one line read off a spine, optionally with its OCR confidence as 90:TEXT. \
+                Example: `shelfscan catalog match "THE SHINING" "STEPHEN KING"`. Scores of 0.6 and above are reported by scans.
+                """)
+        @Argument(help: ArgumentHelp("The spine's lines.", valueName: "line")) var lines: [String]
+        @Option(help: "Books printed at most.") var top = 5
+        @OptionGroup var library: LibraryOptions
+
+        func validate() throws {
+            if lines.isEmpty { throw ValidationError("give at least one line of text") }
+        }
+
+        func run() throws {
+            guard let db = try library.openIfPresent() else {
+                throw CLIError("\(library.path): no library here; import books or a catalogue first")
+            }
+            let region = RegionText(lines: lines.map { line in
+                if let colon = line.firstIndex(of: ":"), let confidence = Double(line[..<colon]) {
+                    return TextLine(text: String(line[line.index(after: colon)...]), confidence: confidence)
+                }
+                return TextLine(text: line)
+            })
+            let matcher: BookMatcher
+            do { matcher = try BookMatcher(library: db) } catch { throw CLIError(describing: error) }
+            let matches = matcher.matches(for: region, limit: top)
+            if matches.isEmpty { print("no book scores \(BookMatcher.floor) or more") }
+            for m in matches {
+                let authors = m.book.authors.isEmpty ? "" : " by " + m.book.authors.joined(separator: ", ")
+                print(String(format: "%.2f  %@%@  (title %.2f, author %@, matched \"%@\")%@", m.score, m.book.title, authors, m.titleScore,
+                             m.authorScore.map { String(format: "%.2f", $0) } ?? "-", m.matchedText, m.book.owned ? "" : "  [catalogue]"))
             }
         }
     }

@@ -177,6 +177,28 @@ struct BookMatcherTests {
         #expect((top(spine("EMMA"))?.score ?? 0) < 0.6)
     }
 
+    @Test("a second reading of the same ink lends its words; what it does not explain hardly counts")
+    func rereadLines() throws {
+        // chris1's Le Guin spine read twice: each reading has one title word the other lacks.
+        let matcher = BookMatcher(books: Self.books + [Book(title: "The Wind's Twelve Quarters", authors: ["Ursula K. Le Guin"]),
+                                                       Book(title: "Granada", authors: ["Emma Lira"])])
+        func score(_ reread: Bool) -> Double {
+            let m = matcher.matches(for: RegionText(lines: [
+                TextLine(text: "Ursula K. Le Guin Winds Quarters Vi GRANADA", confidence: 77),
+                TextLine(text: "UrstiaK. Le Tweive Quarters V GRANADA", confidence: 74, reread: reread),
+            ])).first
+            return m?.book.title == "The Wind's Twelve Quarters" ? m!.score : 0
+        }
+        #expect(score(true) >= 0.6)
+        #expect(score(true) > score(false))
+        // The text stage marks a line over an earlier one's ink, read the same way, as a reread.
+        func line(_ x: Int, _ turns: Int) -> ReadLine {
+            ReadLine(text: "Winds", confidence: 80, box: BoundingBox(x: x, y: 0, width: 20, height: 200), textHeight: 20, quarterTurns: turns)
+        }
+        let text = TextStage.regionText([line(0, 1), line(2, 1), line(2, 3), line(40, 1)])
+        #expect(text.lines.map(\.reread) == [false, true, false, false])
+    }
+
     @Test("a title of publisher words only (an imprint's logo on any spine) needs its author's name")
     func imprintTitles() throws {
         // Black Swan's logo on a Bill Bryson paperback, read above his title or alone.

@@ -9,12 +9,16 @@ public struct TextLine: Sendable {
     public var height: Double
     /// Each word's confidence (the words of `text` split at spaces), when known.
     public var wordConfidences: [Double]?
+    /// Another reading of ink an earlier line of the region was read from (a second pass over
+    /// the spine): its words are evidence, but what it does not explain hardly counts.
+    public var reread: Bool
 
-    public init(text: String, confidence: Double = 90, height: Double = 20, wordConfidences: [Double]? = nil) {
+    public init(text: String, confidence: Double = 90, height: Double = 20, wordConfidences: [Double]? = nil, reread: Bool = false) {
         self.text = text
         self.confidence = confidence
         self.height = height
         self.wordConfidences = wordConfidences
+        self.reread = reread
     }
 }
 
@@ -133,7 +137,7 @@ public final class BookMatcher: Sendable {
         init(_ region: RegionText) {
             for (l, line) in region.lines.enumerated() {
                 // A line Tesseract doubted counts less against a book that does not explain it.
-                let trust = 0.5 + 0.5 * min(1, max(0, line.confidence / 100))
+                let trust = (0.5 + 0.5 * min(1, max(0, line.confidence / 100))) * (line.reread ? Self.unsureTrust : 1)
                 // Tesseract's words (the line's text split at spaces), each with its own doubt.
                 let pieces = line.text.split(separator: " ", omittingEmptySubsequences: true)
                 let sure = line.wordConfidences.flatMap { c in c.count == pieces.count ? c.map { $0 >= Self.sureWord } : nil }

@@ -479,9 +479,16 @@ struct TextStage {
         return picked.reversed()
     }
 
+    /// A line over the ink of an earlier one, read the same way, is a reread (`TextLine.reread`).
     static func regionText(_ lines: [ReadLine]) -> RegionText {
-        RegionText(lines: lines.map { TextLine(text: $0.text, confidence: $0.confidence, height: $0.textHeight, wordConfidences: $0.wordConfidences) })
+        RegionText(lines: lines.enumerated().map { i, line in
+            let reread = Self.rereads && lines[..<i].contains { $0.quarterTurns == line.quarterTurns && RegionReader.overlap($0.box, line.box) > 0.5 }
+            return TextLine(text: line.text, confidence: line.confidence, height: line.textHeight, wordConfidences: line.wordConfidences, reread: reread)
+        })
     }
+
+    /// `SHELFSCAN_REREAD=off`: a second reading of a line's ink counts against a book in full.
+    static let rereads = ProcessInfo.processInfo.environment["SHELFSCAN_REREAD"] != "off"
 
     /// Confident, mostly letters, several of them: text a person would call a title.
     static func looksLikeTitle(_ line: ReadLine) -> Bool {
@@ -534,7 +541,7 @@ final class MatchMemo: @unchecked Sendable {
 
     func matches(for text: RegionText, _ compute: () -> [BookMatch]) -> [BookMatch] {
         let key = text.lines.map { line in
-            "\(line.text)\u{1}\(line.confidence)\u{1}\(line.height)\u{1}\(line.wordConfidences ?? [])"
+            "\(line.text)\u{1}\(line.confidence)\u{1}\(line.height)\u{1}\(line.wordConfidences ?? [])\u{1}\(line.reread)"
         }.joined(separator: "\u{2}")
         lock.lock()
         if let hit = known[key] { lock.unlock(); return hit }
