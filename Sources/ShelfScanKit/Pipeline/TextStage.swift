@@ -532,9 +532,8 @@ extension Double {
     }
 }
 
-/// Fixed slots written from concurrent iterations, one slot per iteration.
-/// `@unchecked Sendable`: every access is under `lock`.
 /// Matches of the line runs of one photo, by their text (lines, confidences, heights).
+/// `@unchecked Sendable`: every access to `known` is under `lock`.
 final class MatchMemo: @unchecked Sendable {
     private let lock = NSLock()
     private var known: [String: [BookMatch]] = [:]
@@ -552,6 +551,8 @@ final class MatchMemo: @unchecked Sendable {
     }
 }
 
+/// Fixed slots written from concurrent iterations, one slot per iteration.
+/// `@unchecked Sendable`: every access is under `lock`.
 final class ResultSlots<T>: @unchecked Sendable {
     private let lock = NSLock()
     private var slots: [T?]
