@@ -442,3 +442,25 @@ struct MatchAssignmentTests {
         #expect(TitleKey.of("The Hobbit: or There and Back Again") == TitleKey.of("Hobbit"))
     }
 }
+
+@Suite("Text confidence")
+struct TextConfidenceTests {
+    @Test("monotone in the match score and in the OCR confidence, within 0-0.99, 0.5 at the curve's middle")
+    func calibratedCurve() {
+        let scores = stride(from: 0.6, through: 1.0, by: 0.01).map { $0 }
+        for ocr in [50.0, 75, 100] {
+            let values = scores.map { TextConfidence.calibrated(score: $0, ocrConfidence: ocr) }
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0 <= $1 }, "monotone in the score at OCR \(ocr)")
+            #expect(values.allSatisfy { (0...0.99).contains($0) })
+        }
+        for s in scores {
+            #expect(TextConfidence.calibrated(score: s, ocrConfidence: 60) <= TextConfidence.calibrated(score: s, ocrConfidence: 95))
+        }
+        // A perfect match read perfectly is never certain; the curve's middle is a coin toss.
+        #expect(TextConfidence.calibrated(score: 1, ocrConfidence: 100) == 0.99)
+        #expect(TextConfidence.calibrated(score: TextConfidence.middle, ocrConfidence: 100) == 0.5)
+        // The weakest book reported (score 0.6) is far from sure, a good match read well is sure.
+        #expect(TextConfidence.calibrated(score: 0.6, ocrConfidence: 70) < 0.7)
+        #expect(TextConfidence.calibrated(score: 0.9, ocrConfidence: 90) > 0.95)
+    }
+}

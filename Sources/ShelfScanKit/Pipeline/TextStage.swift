@@ -518,10 +518,26 @@ struct TextStage {
 }
 
 /// Turns a match score and OCR confidence into the probability that the book is really there.
+///
+/// `raw` (the match score, a little less where Tesseract doubted the text) orders books well but
+/// says too little: on the real shelf photos, books at a raw 0.8-0.9 were right 97 times in 100
+/// and at 0.5-0.7 77 times. The logistic curve below was fitted to the 354 books returned there
+/// (maximum likelihood, 2026-11-25; fitted on half of the photos, it lowered the other half's
+/// log-loss from 0.262 to 0.200 over 20 random splits, slopes 10-20, middles 0.45-0.60), so that a
+/// book reported at 0.9 is right about nine times in ten. Monotone: the ranking is unchanged.
+/// Capped at 0.99, as three agreeing barcode scan lines are: text is never certain.
 enum TextConfidence {
-    static func calibrated(score: Double, ocrConfidence: Double) -> Double {
+    static let slope = 14.0
+    static let middle = 0.56
+
+    static func raw(score: Double, ocrConfidence: Double) -> Double {
         let s = min(1, max(0, score)), o = min(1, max(0, ocrConfidence / 100))
-        return (0.85 * s + 0.15 * o * s).rounded(toPlaces: 2)
+        return 0.85 * s + 0.15 * o * s
+    }
+
+    static func calibrated(score: Double, ocrConfidence: Double) -> Double {
+        let p = 1 / (1 + exp(-slope * (raw(score: score, ocrConfidence: ocrConfidence) - middle)))
+        return min(0.99, p.rounded(toPlaces: 2))
     }
 }
 
