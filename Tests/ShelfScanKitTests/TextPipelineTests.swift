@@ -173,6 +173,31 @@ struct TextPipelineTests {
         #expect(named.0.map(\.title) == ["No, David!"])
     }
 
+    @Test("a run whose first choice went to a run over the same ink is that book read twice, not its next choice")
+    func firstChoiceReadTwice() {
+        var books = [Book(title: "Moving Pictures", authors: ["Terry Pratchett"]), Book(title: "Wings", authors: ["Terry Pratchett"])]
+        books[0].id = 1; books[1].id = 2
+        let stage = TextStage(workers: OCRWorkers(size: 1), matcher: BookMatcher(books: books), minimumScore: 0.6)
+        let regions = (0..<3).map { i in
+            TextRegion(layout: .spine, box: BoundingBox(x: 100 + 40 * i, y: 0, width: 60, height: 700), lean: 0,
+                       typicalThickness: 50, row: 0, index: i)
+        }
+        func line(_ text: String, x: Int, confidence: Double) -> ReadLine {
+            ReadLine(text: text, confidence: confidence, box: BoundingBox(x: x, y: 20, width: 40, height: 600), textHeight: 30, quarterTurns: 3)
+        }
+        let good = line("MOVING PICTURES Terry Pratchett", x: 125, confidence: 95)
+        let misread = "me WING PICTURES Terry Pratchett"
+        // Alone, the misreading is Moving Pictures first, Wings next.
+        let alone = stage.match(lines: [[], [line(misread, x: 128, confidence: 64)], []], regions: regions, coverLike: false)
+        #expect(alone.0.map(\.title) == ["Moving Pictures"], "\(alone.0.map(\.title))")
+        // Over the ink of the good reading (a second window over the spine), it is that reading again.
+        let twice = stage.match(lines: [[good], [line(misread, x: 128, confidence: 64)], []], regions: regions, coverLike: false)
+        #expect(twice.0.map(\.title) == ["Moving Pictures"], "\(twice.0.map(\.title))")
+        // On other ink (another spine), its next choice stands.
+        let beside = stage.match(lines: [[good], [], [line(misread, x: 185, confidence: 64)]], regions: regions, coverLike: false)
+        #expect(Set(beside.0.compactMap(\.title)) == ["Moving Pictures", "Wings"], "\(beside.0.map(\.title))")
+    }
+
     @Test("every spine region knows its band (the space between its edges), inside its box")
     func bandsInsideBoxes() async throws {
         let photo = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-2rows-perspective.jpg")).image

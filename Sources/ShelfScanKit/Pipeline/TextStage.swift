@@ -381,7 +381,23 @@ struct TextStage {
             }
         }
         // One book per group, never the same book twice in a photo.
-        let assigned = MatchAssignment.assign(chosen.map(\.group.matches), minScore: minimumScore)
+        var rereadRuns = Set<Int>()
+        var assigned = MatchAssignment.assign(chosen.map(\.group.matches), minScore: minimumScore)
+        // A run whose first choice went to a run over the same ink is that book read twice
+        // (overlapping windows, a retry), not its next choice: "WING PICTURES Terry Pratchett"
+        // beside "MOVING PICTURES Terry Pratchett" is Moving Pictures again, not Wings.
+        if Self.sameInkOnce {
+            for i in chosen.indices {
+                guard let given = assigned[i], let first = chosen[i].group.matches.first else { continue }
+                let firstKeys = Set(MatchAssignment.identity(first.book))
+                guard firstKeys.isDisjoint(with: MatchAssignment.identity(given.book)) else { continue }
+                let readTwice = chosen.indices.contains { j in
+                    guard j != i, let other = assigned[j], !firstKeys.isDisjoint(with: MatchAssignment.identity(other.book)) else { return false }
+                    return chosen[i].lines.allSatisfy { line in chosen[j].lines.contains { RegionReader.overlap($0.box, line.box) > 0.5 } }
+                }
+                if readTwice { assigned[i] = nil; rereadRuns.insert(i) }
+            }
+        }
         var found: [(book: BookEntity, lines: [ReadLine])] = []
         for (i, match) in assigned.enumerated() {
             guard let match else { continue }
@@ -391,7 +407,7 @@ struct TextStage {
         let books = Self.withoutEchoes(found)
         // Text already explained is not "unidentified": a found book's own lines, another reading
         // of their ink (overlapping windows read a spine twice), or words of a found book's title.
-        let explained = zip(chosen, assigned).filter { $0.1 != nil }.flatMap { $0.0.lines }
+        let explained = chosen.indices.filter { assigned[$0] != nil || rereadRuns.contains($0) }.flatMap { chosen[$0].lines }
         let matchedLines = Set(explained.map(\.box))
         let titles = books.compactMap { $0.title.map(Self.letters) }
         var unidentified: [UnidentifiedText] = []
@@ -486,6 +502,9 @@ struct TextStage {
             return TextLine(text: line.text, confidence: line.confidence, height: line.textHeight, wordConfidences: line.wordConfidences, reread: reread)
         })
     }
+
+    /// `SHELFSCAN_SAME_INK=off`: a run whose first choice went to a run over the same ink takes its next choice.
+    static let sameInkOnce = ProcessInfo.processInfo.environment["SHELFSCAN_SAME_INK"] != "off"
 
     /// `SHELFSCAN_REREAD=off`: a second reading of a line's ink counts against a book in full.
     static let rereads = ProcessInfo.processInfo.environment["SHELFSCAN_REREAD"] != "off"
