@@ -74,7 +74,17 @@ public final class TesseractEngine: @unchecked Sendable {
         let handle = TessBaseAPICreate()!
         // Tesseract otherwise prints "Estimating resolution" and debug lines on stderr.
         TessBaseAPISetVariable(handle, "debug_file", "/dev/null")
-        guard TessBaseAPIInit3(handle, tessdata, language) == 0 else {
+        // Development aid: SHELFSCAN_TESSERACT_INIT_VARIABLES="name=value,..." for init-only ones.
+        let initPairs = (ProcessInfo.processInfo.environment["SHELFSCAN_TESSERACT_INIT_VARIABLES"] ?? "").split(separator: ",")
+            .map { $0.split(separator: "=", maxSplits: 1).map(String.init) }.filter { $0.count == 2 }
+        var names = initPairs.map { strdup($0[0]) }, values = initPairs.map { strdup($0[1]) }
+        defer { for p in names + values { free(p) } }
+        let status = names.withUnsafeMutableBufferPointer { n in
+            values.withUnsafeMutableBufferPointer { v in
+                TessBaseAPIInit4(handle, tessdata, language, OEM_DEFAULT, nil, 0, n.baseAddress, v.baseAddress, n.count, 0)
+            }
+        }
+        guard status == 0 else {
             // Freed here, and `api` never set: `deinit` does not run for an object whose
             // initialiser threw before all its properties were set.
             TessBaseAPIDelete(handle)
