@@ -76,7 +76,7 @@ enum CLI {
 // Skipped, with this message, when the executable cannot be found (tests run from an unusual
 // build layout); `swift test` and `swift build --build-tests` both build it beside the tests.
 @Suite("shelfscan command line", .enabled(if: CLI.available, "shelfscan executable not found beside the test bundle or in .build-tests/.build"),
-       .timeLimit(.minutes(2)))
+       .timeLimit(.minutes(10)))
 struct CLITests {
     static let odyssey = Fixtures.sample("barcodes/isbn-odyssey-ean5-clean.png")
     static let nineteen84 = Fixtures.sample("barcodes/isbn-1984-clean.png")

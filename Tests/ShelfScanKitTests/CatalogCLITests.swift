@@ -3,7 +3,7 @@ import Testing
 @testable import ShelfScanKit
 
 @Suite("shelfscan catalog", .enabled(if: CLI.available, "shelfscan executable not found beside the test bundle or in .build-tests/.build"),
-       .timeLimit(.minutes(2)))
+       .timeLimit(.minutes(10)))
 struct CatalogCLITests {
     @Test("import a CSV (any column order, a bad row, a qualified ISBN), count it, clear it; owned books stay")
     func importCountClear() async throws {

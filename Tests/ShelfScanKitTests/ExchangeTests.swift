@@ -282,7 +282,7 @@ struct ExchangeTests {
 
 @Suite("Exchange: shelfscan library export and import",
        .enabled(if: CLI.available, "shelfscan executable not found beside the test bundle or in .build-tests/.build"),
-       .timeLimit(.minutes(2)))
+       .timeLimit(.minutes(10)))
 struct ExchangeCLITests {
     /// `library list --format csv` rows without the id column, sorted; and the header.
     static func listed(_ library: String, in dir: TemporaryDirectory) async throws -> (header: [String], rows: [[String]]) {

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Import: shelfscan import, killed with SIGKILL and fed through a pipe",
        .enabled(if: CLI.available, "shelfscan executable not found beside the test bundle or in .build-tests/.build"),
-       .timeLimit(.minutes(3)))
+       .timeLimit(.minutes(10)))
 struct ImportCLITests {
     /// Small sample photos (fast to decode) covering every outcome: books, a 979 book, grocery
     /// codes and a photo without any.

@@ -8,7 +8,7 @@ enum ImportLineEnd: String, CaseIterable, Sendable, CustomTestStringConvertible 
     var testDescription: String { self == .lf ? "LF" : "CRLF" }
 }
 
-@Suite("Import: BulkImporter on photo folders and lists", .timeLimit(.minutes(3)))
+@Suite("Import: BulkImporter on photo folders and lists", .timeLimit(.minutes(10)))
 struct ImportFolderTests {
     /// What the barcode reader itself finds in each image, decoded here independently of the importer.
     static func decode(_ paths: [String]) throws -> [String: [Barcode]] {
@@ -257,7 +257,7 @@ struct ImportFolderTests {
 @Suite("Import: the shared barcode corpus",
        .enabled(if: FileManager.default.fileExists(atPath: Fixtures.sharedCorpora + "/barcodes/truth.jsonl"),
                 "../shared/corpora/barcodes is not beside the repository"),
-       .timeLimit(.minutes(3)))
+       .timeLimit(.minutes(10)))
 struct ImportSharedCorpusTests {
     static let corpus = Fixtures.sharedCorpora + "/barcodes"
 

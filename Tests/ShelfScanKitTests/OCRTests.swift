@@ -18,7 +18,7 @@ enum OCRSample {
     static func text(_ page: OCRPage) -> String { page.lines.map(\.text).joined(separator: "\n") }
 }
 
-@Suite("OCR", .timeLimit(.minutes(2)))
+@Suite("OCR", .timeLimit(.minutes(10)))
 struct OCRTests {
     @Test("recognises the printed label on a sample cover")
     func recognisesLabel() throws {

@@ -277,7 +277,7 @@ enum StreamFixtures {
 }
 
 @Suite("shelfscan stream", .enabled(if: StreamFixtures.available, "needs the shelfscan executable and /usr/bin/ffmpeg"),
-       .timeLimit(.minutes(3)))
+       .timeLimit(.minutes(10)))
 struct StreamCLITests {
     typealias F = StreamFixtures
 

@@ -5,7 +5,7 @@ import Testing
 /// The text path on the rendered corpus: spine finding, reading direction, matching, end to end.
 /// Floors are the product's promise on clean rendered shelves (most books, none invented), not
 /// today's figures.
-@Suite("Text path: spines, covers and stacks", .timeLimit(.minutes(5)))
+@Suite("Text path: spines, covers and stacks", .timeLimit(.minutes(10)))
 struct TextPipelineTests {
     static let truth: [String: TruthRecord] = {
         let records = (try? TruthRecord.load(directory: Fixtures.sampleImages)) ?? []
