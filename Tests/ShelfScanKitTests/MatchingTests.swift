@@ -56,6 +56,18 @@ struct MatchTextTests {
         #expect(MatchText.title("Dune", subtitle: "Deluxe Edition").extra == ["deluxe", "edition"])
     }
 
+    @Test("a full stop after a word, before a capital, starts a subtitle; abbreviations and initials do not")
+    func periodSubtitles() {
+        let gedeelde = MatchText.title("Gedeelde Ruimte. Het Waddengebied in dertig ontmoetingen")
+        #expect(gedeelde.core == ["gedeelde", "ruimte"])
+        #expect(gedeelde.extra.contains("waddengebied"))
+        // Whole titles: a short word before the stop, no letter word, no capital after it.
+        for whole in ["Mr. Mercedes", "1Q84. Llibres 1 i 2", "Stop. think. go", "Dr. No"] {
+            #expect(MatchText.title(whole).core == MatchText.words(whole), "\(whole)")
+        }
+        #expect(MatchText.title("The A.B.C. Murders").core == Array(MatchText.words("The A.B.C. Murders").dropFirst()))
+    }
+
     @Test("author names lose life dates")
     func authors() {
         #expect(MatchText.authorWords("Bunge, Mario, 1919-2020") == ["bunge", "mario"])
