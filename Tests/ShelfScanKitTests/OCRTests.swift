@@ -116,6 +116,24 @@ struct OCRTests {
         #expect(ModelLocator.searchPath(environment: [:]).last == "/usr/share/tesseract-ocr/5/tessdata")
     }
 
+    @Test("ModelLocator: the second model is found where it lies, only in an explicit folder when one is given")
+    func locatorSecond() throws {
+        let empty = try TemporaryDirectory()
+        #expect(ModelLocator.secondTessdata(explicit: Fixtures.models) == Fixtures.models)
+        #expect(ModelLocator.secondTessdata(explicit: empty.path) == nil)
+        #expect(ModelLocator.secondTessdata(explicit: nil, environment: ["SHELFSCAN_TESSDATA": empty.path]) != empty.path)
+        // A pool over a folder without it has no second pool; one over the project's has one, of
+        // the same size, that loads it.
+        #expect(OCRWorkers(tessdata: empty.path, size: 1).second == nil)
+        let second = try #require(OCRWorkers(tessdata: Fixtures.models, size: 2).second)
+        #expect(second.size == 2 && second.language == ModelLocator.secondLanguage)
+        let crop = try OCRSample.crop(OCRSample.priceLabel)
+        let text = try second.withEngine { engine throws(ShelfScanError) in
+            try engine.recognize(crop, layout: .block).lines.map(\.text).joined(separator: " ")
+        }
+        #expect(!text.isEmpty)
+    }
+
     @Test("a pool of two engines runs four recognitions at once and returns four results")
     func pool() async throws {
         let pool = try OCREnginePool(tessdata: Fixtures.models, size: 2)

@@ -653,6 +653,34 @@ struct TextPipelineTests {
         }
     }
 
+    @Test("a spine the fast model names nothing on is read by the second model and named; nothing else changes (a real shelf)",
+          .enabled(if: Fixtures.hasSharedCorpora, "../shared/corpora is absent beside the repository"))
+    func secondModel() async throws {
+        // vertical_easy: the fast model reads "THE SEA" (and junk) on Iris Murdoch's The Sea, The
+        // Sea, too little to name it among the corpus's 615 books; the main model reads it whole.
+        let shelves = Fixtures.sharedCorpora + "/shelves"
+        let photo = try ImageLoader().load(path: shelves + "/freegle/vertical_easy.jpg").image
+        let record = try #require(try TruthRecord.load(directory: shelves).first { $0.image == "freegle/vertical_easy.jpg" })
+        let labelled = Set(record.books.map { TitleKey.of($0.title) })
+        let matcher = try BookMatcher(library: try Evaluator.corpusLibrary(directory: shelves))
+        let fastOnly = try TemporaryDirectory()
+        try FileManager.default.createSymbolicLink(atPath: fastOnly.file("eng.traineddata"),
+                                                   withDestinationPath: Fixtures.models + "/eng.traineddata")
+        let minimum = ScanOptions().minimumMatchScore
+        let with = TextStage(workers: OCRWorkers(tessdata: Fixtures.models, size: 2), matcher: matcher, minimumScore: minimum)
+        let without = TextStage(workers: OCRWorkers(tessdata: fastOnly.path, size: 2), matcher: matcher, minimumScore: minimum)
+        let (before, after) = try await offPool {
+            let layout = try SpineFinder().spines(in: photo)
+            return (try without.run(photo, mode: .shelf, spines: (layout, 0)), try with.run(photo, mode: .shelf, spines: (layout, 0)))
+        }
+        let (found, foundAfter) = (Set(before.books.compactMap(\.title).map(TitleKey.of)), Set(after.books.compactMap(\.title).map(TitleKey.of)))
+        let sea = TitleKey.of("The Sea, The Sea")
+        #expect(!found.contains(sea), "the fast model alone named it: the example no longer shows anything")
+        #expect(foundAfter.contains(sea), "found: \(foundAfter.sorted())")
+        #expect(found.isSubset(of: foundAfter), "lost: \(found.subtracting(foundAfter).sorted())")
+        #expect(foundAfter.subtracting(labelled).isEmpty, "not on the shelf: \(foundAfter.subtracting(labelled).sorted())")
+    }
+
     @Test("a front cover: auto mode reads it as a cover and names the book first")
     func cover() async throws {
         let image = "covers/cover-dune.jpg"

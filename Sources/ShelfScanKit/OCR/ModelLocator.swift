@@ -23,6 +23,18 @@ public enum ModelLocator {
         throw ShelfScanError(.modelMissing, "\(file) not found (looked in \(candidates.joined(separator: ", "))); install tesseract-ocr-eng or pass --tessdata DIR")
     }
 
+    /// The second model: Tesseract's "main" English LSTM (larger than the fast one, slower,
+    /// and right on other spines), read where the fast one named nothing.
+    public static let secondLanguage = "eng_main"
+
+    /// The folder holding the second model: `explicit` when it holds it, else the first folder
+    /// of the default search that does; nil when none does.
+    public static func secondTessdata(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        let file = "\(secondLanguage).traineddata"
+        let candidates = explicit.map { [$0] } ?? searchPath(environment: environment)
+        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/" + file) }
+    }
+
     static func searchPath(environment: [String: String]) -> [String] {
         var list: [String] = []
         if let env = environment["SHELFSCAN_TESSDATA"], !env.isEmpty { list.append(env) }

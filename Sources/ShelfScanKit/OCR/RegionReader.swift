@@ -680,11 +680,31 @@ public final class OCRWorkers: @unchecked Sendable {
     private var failure: ShelfScanError?
     public let tessdata: String?
     public let size: Int
+    /// The model's name (`eng` for `eng.traineddata`).
+    public let language: String
+    private var secondLooked = false
+    private var secondWorkers: OCRWorkers?
 
     /// `tessdata`: the model folder (nil: the default search, see `ModelLocator`).
-    public init(tessdata: String? = nil, size: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    public init(tessdata: String? = nil, size: Int = ProcessInfo.processInfo.activeProcessorCount,
+                language: String = ModelLocator.language) {
         self.tessdata = tessdata
         self.size = max(1, size)
+        self.language = language
+    }
+
+    /// Engines with the second model (`ModelLocator.secondLanguage`, read where the first
+    /// reading named nothing), as many as these; nil when no folder searched holds it.
+    public var second: OCRWorkers? {
+        condition.lock()
+        defer { condition.unlock() }
+        if !secondLooked {
+            secondLooked = true
+            if let folder = ModelLocator.secondTessdata(explicit: tessdata) {
+                secondWorkers = OCRWorkers(tessdata: folder, size: size, language: ModelLocator.secondLanguage)
+            }
+        }
+        return secondWorkers
     }
 
     /// Runs `body` with an engine nobody else holds meanwhile, waiting for one if all are busy.
@@ -704,7 +724,7 @@ public final class OCRWorkers: @unchecked Sendable {
                 condition.unlock()
                 do throws(ShelfScanError) {
                     let folder = if let tessdata { tessdata } else { try ModelLocator.tessdata(explicit: nil) }
-                    return try TesseractEngine(tessdata: folder)
+                    return try TesseractEngine(tessdata: folder, language: language)
                 } catch {
                     condition.lock()
                     failure = error
