@@ -38,7 +38,7 @@ struct Scan: AsyncParsableCommand {
     @Option(help: "Report only books with at least this confidence (0-1).")
     var minConfidence: Double = 0
 
-    @Option(help: ArgumentHelp("Folder holding eng.traineddata (default: the project's Models/).", valueName: "dir"))
+    @Option(help: ArgumentHelp("Folder holding eng.traineddata, and eng_main.traineddata for the second reading of unnamed spines (default: the project's Models/).", valueName: "dir"))
     var tessdata: String?
 
     @Flag(help: "Print each image's time per stage on standard error.")

@@ -25,7 +25,7 @@ struct TextStage {
     let workers: OCRWorkers
     let matcher: BookMatcher
     let finder = SpineFinder()
-    let reader = RegionReader()
+    var reader = RegionReader()
     /// Matches scoring below this are not books.
     let minimumScore: Double
 
