@@ -133,6 +133,12 @@ struct TextStage {
             (findings.books, findings.unidentified) = match(lines: lines, regions: regions, coverLike: false, memo: memo)
             findings.matchingMilliseconds += clock.millisecondsElapsed
         }
+        /// Which way the photo's sure lines (confidence 80 or more) read so far.
+        func sureDirections() -> DirectionVotes {
+            let votes = DirectionVotes()
+            for r in regions.indices { for l in lines[r] where l.confidence >= 80 { votes.add(l.quarterTurns) } }
+            return votes
+        }
         /// The regions none of whose lines a book was read from.
         func unnamed(_ layouts: Set<TextRegion.Layout>) -> [Int] {
             let named = Set(findings.books.flatMap { $0.evidence.map(\.box) })
@@ -193,8 +199,7 @@ struct TextStage {
         // +1 alone 316); the 12 MP shelf +0.1 s; on every unnamed spine, letters seen or not,
         // 322 and 348 (measured before the usual-direction choice and the half-degree turn), +0.35 s.
         if !Self.leaned.isEmpty, !findings.books.isEmpty {
-            let votes = DirectionVotes()
-            for r in regions.indices { for l in lines[r] where l.confidence >= 80 { votes.add(l.quarterTurns) } }
+            let votes = sureDirections()
             try readAgain(unnamed([.spine, .lyingSpine])) { [reader] region, before, engine throws(ShelfScanError) in
                 guard before.contains(where: { region.holds($0.box) }) else { return [] }
                 let turns = votes.preferred(among: region.quarterTurns).map { [$0] } ?? region.quarterTurns
@@ -214,8 +219,7 @@ struct TextStage {
         // named is more likely a cover read as spines (read as a cover next), and the pass cost
         // the cover benchmark a third of its time for nothing.
         if Self.secondModel != "off", findings.books.count >= 2, let second = workers.second {
-            let votes = DirectionVotes()
-            for r in regions.indices { for l in lines[r] where l.confidence >= 80 { votes.add(l.quarterTurns) } }
+            let votes = sureDirections()
             let picked = unnamed([.spine, .lyingSpine]).filter { r in
                 Self.secondModel == "all" || lines[r].contains { regions[r].holds($0.box) }
             }
