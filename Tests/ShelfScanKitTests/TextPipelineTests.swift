@@ -653,6 +653,43 @@ struct TextPipelineTests {
         }
     }
 
+    @Test("a spine with a picture beside its title: a block reading names nothing, a sparse reading names it (a real shelf)",
+          .enabled(if: Fixtures.hasSharedCorpora, "../shared/corpora is absent beside the repository"))
+    func sparseReading() async throws {
+        // adam1: Stephen King paperbacks, the author's face printed between his name and the
+        // title; Tesseract's block layout takes the picture for lines and reads junk.
+        let photo = try ImageLoader().load(path: Fixtures.sharedCorpora + "/shelves/freegle/adam1.jpg").image
+        let regions = try await offPool { try SpineFinder().spines(in: photo).regions }
+        let matcher = BookMatcher(books: ["Different Seasons", "Firestarter", "Cujo", "The Shining", "Christine", "Carrie", "Cell"]
+            .map { Book(title: $0, authors: ["Stephen King"]) })
+        func named(_ lines: [ReadLine]) -> String? {
+            matcher.matches(for: TextStage.regionText(lines)).first.flatMap { $0.score >= 0.6 ? $0.book.title : nil }
+        }
+        // The spines under x = 560 (Different Seasons) and x = 690 (Firestarter) of 1440.
+        var gained = 0
+        for x in [560, 690] {
+            let region = try #require(regions.first { r in r.layout == .spine && r.box.x <= x && r.box.x + r.box.width >= x },
+                                      "regions: \(regions.map(\.box))")
+            let (block, sparse) = try await offPool {
+                let engine = try TesseractEngine(tessdata: Fixtures.models)
+                var reader = RegionReader()
+                reader.readDeadline = nil
+                return (try reader.read(region, in: photo, engine: engine),
+                        try reader.readSparse(region, in: photo, engine: engine, turns: [3]))
+            }
+            // Sparse lines are on the spine and hold a word's worth of letters.
+            for line in sparse {
+                #expect(region.holds(line.box) && line.text.filter(\.isLetter).count >= RegionReader.sparseLineLetters, "\(line.text)")
+            }
+            if let title = named(sparse) {
+                #expect(named(block) == nil, "x = \(x): the block reading named \(named(block) ?? "")")
+                #expect(named(sparse + block) == title)
+                gained += 1
+            }
+        }
+        #expect(gained >= 1, "neither spine named by its sparse reading")
+    }
+
     @Test("a spine the fast model names nothing on is read by the second model and named, and nothing off the shelf (a real shelf)",
           .enabled(if: Fixtures.hasSharedCorpora, "../shared/corpora is absent beside the repository"))
     func secondModel() async throws {

@@ -276,6 +276,24 @@ public struct RegionReader: Sendable {
             .map { $0.inside(width: image.width, height: image.height) }
     }
 
+    /// A spine that named no book read as sparse text, in `turns`: a picture on the spine (the
+    /// author's face beside the title) spoils a block reading, where Tesseract takes the picture
+    /// for lines of text; sparse text finds the words beside it ("DIFFERENT SEASONS", read as
+    /// nothing in block mode). Lines of fewer than `smallLineLetters` letters are dropped: sparse
+    /// text reads lone syllables off pictures and ornaments.
+    public func readSparse(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
+                           turns: [Int]) throws(ShelfScanError) -> [ReadLine] {
+        guard region.layout != .cover else { return [] }
+        let p = try prepare(region, in: image)
+        return try read(p.sized, turns: turns, single: true, region: region, factor: p.factor,
+                        offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global,
+                        tag: "-sparse", page: .sparse)
+            .filter { region.holds($0.box) && $0.text.filter(\.isLetter).count >= Self.sparseLineLetters }
+            .map { $0.inside(width: image.width, height: image.height) }
+    }
+
+    static let sparseLineLetters = Int(ProcessInfo.processInfo.environment["SHELFSCAN_SPARSE_LETTERS"] ?? "5") ?? 5
+
     /// A spine that named no book though a line on it was read surely, read again scaled by
     /// `factor` in that line's direction: which scale reads a spine best varies from spine to
     /// spine (the title may be far larger or smaller than the thickness suggests).
