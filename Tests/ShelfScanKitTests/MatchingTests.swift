@@ -382,6 +382,46 @@ struct BookMatcherTests {
         #expect(!matches.contains { $0.book.id == 101 })
     }
 
+    @Test("a title read all but one run of its words, in order, two words of substance among them", arguments: [
+        // credits per core title word, the spine word each was read from, letters, evidence; expected
+        ([1.0, 1.0, 1.0, 0.2], [0, 1, 2, 3], [5, 4, 2, 7], [5.0, 4.0, 1.0, 7.0], true),          // THE SAINT SEES IT THRO
+        ([0.0, 0.0, 1.0, 1.0, 1.0], [nil, nil, 0, 1, 2], [5, 5, 2, 5, 8], [5.0, 5.0, 1.0, 5.0, 8.0], true), // DEVON CORNWALL
+        ([1.0, 0.0, 0.0, 1.0, 1.0], [0, nil, nil, 1, 2], [7, 6, 6, 4, 9], [7.0, 6.0, 6.0, 4.0, 9.0], true), // a middle run unread
+        ([1.0, 0.0, 1.0, 0.0, 1.0], [0, nil, 1, nil, 2], [7, 6, 6, 4, 9], [7.0, 6.0, 6.0, 4.0, 9.0], false), // two gaps
+        ([1.0, 0.0, 1.0, 1.0, 1.0], [0, nil, 1, 2, 3], [7, 2, 6, 4, 9], [7.0, 1.0, 6.0, 4.0, 9.0], true), // a two-letter word lost between
+        ([1.0, 1.0, 1.0, 0.0], [0, 1, 2, nil], [7, 2, 3, 4], [7.0, 1.0, 1.0, 4.0], false),       // SECRETS OF THE: one word of substance
+        ([0.0, 1.0, 1.0, 1.0], [nil, 0, 1, 2], [7, 2, 1, 9], [7.0, 1.0, 1.0, 8.0], false),       // ON A BOOTSTRAP: the same
+        ([1.0, 1.0, 0.0], [0, 1, nil], [4, 4, 6], [3.0, 4.0, 6.0], false),                      // too little evidence read
+        ([0.0, 1.0, 1.0, 1.0], [nil, 2, 1, 0], [5, 5, 5, 8], [5.0, 5.0, 5.0, 8.0], false),       // read out of order
+        ([1.0, 1.0], [0, 1], [7, 9], [7.0, 9.0], false),                                         // two-word titles: whole or nothing
+    ] as [([Double], [Int?], [Int], [Double], Bool)])
+    func partialRun(_ c: ([Double], [Int?], [Int], [Double], Bool)) {
+        #expect(BookMatcher.partialRun(credits: c.0, readAt: c.1, letters: c.2, evidence: c.3) == c.4)
+    }
+
+    @Test("a spine reading a long title shortened names it; a run of small words or a shuffle does not")
+    func partialTitles() throws {
+        let matcher = BookMatcher(books: Self.books + [
+            Book(title: "How Much for Just the Planet?", authors: ["John M. Ford"]),
+            Book(title: "The Rough Guide to Devon & Cornwall", authors: []),
+            Book(title: "The Saint Sees It Through", authors: ["Leslie Charteris"]),
+            Book(title: "Secrets of the Vine", authors: ["Bruce Wilkinson"]),
+            Book(title: "Planet of the Apes", authors: ["Pierre Boulle"]),
+        ])
+        func best(_ region: RegionText) -> BookMatch? { matcher.matches(for: region).first }
+        for (text, title) in [("JUST THE PLANET?", "How Much for Just the Planet?"), ("Devon Cornwall", "The Rough Guide to Devon & Cornwall"),
+                              ("THE SAINT SEES IT THRO", "The Saint Sees It Through")] {
+            let m = try #require(best(spine(text)), "\(text)")
+            #expect(m.book.title == title, "\(text)")
+            #expect(m.score >= 0.6, "\(text): \(m.score)")
+        }
+        #expect((best(spine("SECRETS OF THE"))?.score ?? 0) < 0.6)
+        #expect((best(spine("PLANET THE JUST"))?.score ?? 0) < 0.6)
+        #expect((best(spine("CORNWALL DEVON"))?.score ?? 0) < 0.6)
+        // Beside words it does not explain, a shortened title is not enough.
+        #expect((best(spine("JUST THE PLANET?", "KRAMPUS VELTROSK"))?.score ?? 0) < 0.6)
+    }
+
     @Test("the matched text is the normalised spine words that matched")
     func matchedText() throws {
         let m = try #require(top(spine("PENGUIN", "The Shining", "Stephen KING")))

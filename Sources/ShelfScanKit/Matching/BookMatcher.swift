@@ -249,6 +249,38 @@ public final class BookMatcher: Sendable {
     /// `SHELFSCAN_NEAR_NAMES=off`: author names are recognised on spines only spelt exactly.
     static let nearNames = ProcessInfo.processInfo.environment["SHELFSCAN_NEAR_NAMES"] != "off"
 
+    /// Whether a spine reads a title all but one run of its words, the rest in the title's order
+    /// and surely (credit `partialRunCredit` or more), two words of substance among them
+    /// (`partialRunEvidence` letters of evidence in all): "THE SAINT SEES IT THRO", "JUST THE
+    /// PLANET?" (*How Much for Just the Planet?*), "Devon Cornwall" (*The Rough Guide to Devon &
+    /// Cornwall*), "Spiegel van Zuid-West Nederland" (*Spiegel van steden, dorpen en landschappen
+    /// in Zuid-West Nederland*). Spines print titles shortened, and OCR loses a line's end or a
+    /// word in small print. Not "SECRETS OF THE" (*Secrets of the Vine*), nor "ON A BOOTSTRAP":
+    /// one word of substance is the one-word trap again. `credits`: each core title word's
+    /// credit, `readAt`: the spine word it was read from, `letters`: each title word's length,
+    /// `evidence`: each title word's letters of evidence (1 for the commonest words).
+    static func partialRun(credits: [Double], readAt: [Int?], letters: [Int], evidence: [Double]) -> Bool {
+        guard credits.count >= 3 else { return false }
+        let read = credits.indices.filter { credits[$0] >= partialRunCredit }
+        let substance = read.filter { evidence[$0] > 1 }
+        guard substance.count >= 2, substance.reduce(0, { $0 + evidence[$1] }) >= partialRunEvidence else { return false }
+        // Words of one or two letters ("a", "of", "&") are often lost between the others.
+        let unread = credits.indices.filter { credits[$0] < partialRunCredit && letters[$0] >= 3 }
+        if let first = unread.first, let last = unread.last,
+           credits[first...last].indices.contains(where: { credits[$0] >= partialRunCredit }) { return false }
+        // In the title's order on the spine.
+        let at = read.compactMap { readAt[$0] }
+        return at.count == read.count && zip(at, at.dropFirst()).allSatisfy { $0 <= $1 }
+    }
+
+    /// `SHELFSCAN_PARTIAL_TITLES=off`: a title read all but a run of its words gets no credit for
+    /// the order and sureness of what was read (`partialRun`).
+    static let partialRuns = ProcessInfo.processInfo.environment["SHELFSCAN_PARTIAL_TITLES"] != "off"
+    static let partialRunBonus = Double(ProcessInfo.processInfo.environment["SHELFSCAN_PARTIAL_BONUS"] ?? "0.6") ?? 0.6
+    static let partialRunCredit = 0.7
+    static let partialRunEvidence = Double(ProcessInfo.processInfo.environment["SHELFSCAN_PARTIAL_EVIDENCE"] ?? "9") ?? 9
+    static let partialRunPrecision = Double(ProcessInfo.processInfo.environment["SHELFSCAN_PARTIAL_PRECISION"] ?? "0.75") ?? 0.75
+
     /// Which of the title's core words spell one of its authors' full names (two or more words,
     /// each in the title, a possessive "King's" counting as "King"); nil when the title holds no
     /// full name of its author, or nothing but it (an autobiography titled with the name).
@@ -333,11 +365,13 @@ public final class BookMatcher: Sendable {
            }) {
             return nil
         }
+        // Where each title word was read on the spine (its first word), for `partialRun`.
+        var readAt = [Int?](repeating: nil, count: core.count)
         for p in pairs {
             let unit = spine.units[p.unit]
             if (p.title..<(p.title + p.titleCount)).contains(where: { titleUsed[$0] }) { continue }
             if (unit.first..<(unit.first + unit.count)).contains(where: { spineUsed[$0] }) { continue }
-            for j in p.title..<(p.title + p.titleCount) { titleUsed[j] = true; titleCredit[j] = p.credit }
+            for j in p.title..<(p.title + p.titleCount) { titleUsed[j] = true; titleCredit[j] = p.credit; readAt[j] = unit.first }
             for i in unit.first..<(unit.first + unit.count) { spineUsed[i] = true; spineCredit[i] = p.credit }
         }
         var titleInfo = 0.0, titleTotal = 0.0, titleSure = 0.0
@@ -409,7 +443,11 @@ public final class BookMatcher: Sendable {
             && spine.words.indices.allSatisfy { !spineUsed[$0] || spine.words[$0].confidence >= Self.wholeConfidence }
         let evidence = 1 - exp(-(titleSure + authorInfo + (whole ? Self.wholeTitleLetters : 0)) / 5)
         let a = authorScore ?? 0
-        let titlePart = coverage + (1 - coverage) * (Self.authorBonus * a + Self.wholeNameBonus * authorWhole)
+        let run = Self.partialRuns && precision >= Self.partialRunPrecision
+            && Self.partialRun(credits: titleCredit, readAt: readAt, letters: core.map { words[Int($0)].count },
+                               evidence: core.map { index.wordEvidence[Int($0)] })
+        let titlePart = coverage + (1 - coverage)
+            * min(1, Self.authorBonus * a + Self.wholeNameBonus * authorWhole + (run ? Self.partialRunBonus : 0))
         let score = evidence * titlePart * pow(precision, 0.4) * (1 - 0.04 * unreadExtra)
         // A title made only of a publisher's words ("Black Swan", "Vintage") is the imprint's
         // logo on spines of every kind: it names the book only beside its author's name.

@@ -249,7 +249,18 @@ struct TextStage {
         }
         findings.regions = regions
         findings.lines = lines.flatMap { $0 }
+        if Self.traceLines {
+            let named = Set(findings.books.flatMap { $0.evidence.map(\.box) })
+            for r in regions.indices {
+                let read = lines[r].map { "\(Int($0.confidence))\(named.contains($0.box) ? "*" : "") \($0.text)" }.joined(separator: " | ")
+                FileHandle.standardError.write(Data("LINES r\(regions[r].row)-\(regions[r].index) \(regions[r].layout) \(regions[r].box.x),\(regions[r].box.y) \(regions[r].box.width)x\(regions[r].box.height): \(read)\n".utf8))
+            }
+        }
     }
+
+    /// `SHELFSCAN_TRACE_LINES=1`: every spine's lines after the last reading, on stderr (`*`: a
+    /// book was named from it), to see what was read where a book was missed.
+    static let traceLines = ProcessInfo.processInfo.environment["SHELFSCAN_TRACE_LINES"] != nil
 
     /// `SHELFSCAN_SPARSE=off` leaves unnamed spines unread as sparse text, `all` reads every
     /// unnamed spine, letters read on it or not (for measuring).
