@@ -170,7 +170,7 @@ public struct RegionReader: Sendable {
                               onDroppedLine: { _ in dropped = true })
                 .filter { region.holds($0.box) }
         }
-        if !onSpine() {
+        if Self.localRetry, !onSpine() {
             lines += try read(p.sized, turns: turns, single: single, region: region, factor: p.factor,
                               offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .local,
                               onDroppedLine: { _ in dropped = true })
@@ -620,6 +620,11 @@ public struct RegionReader: Sendable {
         }
         return lines
     }
+
+    /// `SHELFSCAN_LOCAL=off`: no reading with a local threshold (for measuring). Measured
+    /// 2026-11-25 on the real shelves, deadline off: 343 of 615 found (23 wrongly) without it,
+    /// 366 (21) with it, for 28% of the CPU time (403 s against 562 s of eval).
+    static let localRetry = ProcessInfo.processInfo.environment["SHELFSCAN_LOCAL"] != "off"
 
     /// `SHELFSCAN_TRACE_READS=1`: every recognition on stderr (region, turn, threshold, size,
     /// milliseconds, lines, best confidence), to see where OCR time goes.
