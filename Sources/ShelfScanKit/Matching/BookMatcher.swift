@@ -249,8 +249,8 @@ public final class BookMatcher: Sendable {
     /// `SHELFSCAN_NEAR_NAMES=off`: author names are recognised on spines only spelt exactly.
     static let nearNames = ProcessInfo.processInfo.environment["SHELFSCAN_NEAR_NAMES"] != "off"
 
-    /// Whether a spine reads a title all but one run of its words, the rest in the title's order
-    /// and surely (credit `partialRunCredit` or more), two words of substance among them
+    /// Whether a spine reads a title all but one run of its words at most, the rest in the title's
+    /// order and surely (credit `partialRunCredit` or more), two words of substance among them
     /// (`partialRunEvidence` letters of evidence in all): "THE SAINT SEES IT THRO", "JUST THE
     /// PLANET?" (*How Much for Just the Planet?*), "Devon Cornwall" (*The Rough Guide to Devon &
     /// Cornwall*), "Spiegel van Zuid-West Nederland" (*Spiegel van steden, dorpen en landschappen
