@@ -279,7 +279,7 @@ public struct RegionReader: Sendable {
     /// A spine that named no book read as sparse text, in `turns`: a picture on the spine (the
     /// author's face beside the title) spoils a block reading, where Tesseract takes the picture
     /// for lines of text; sparse text finds the words beside it ("DIFFERENT SEASONS", read as
-    /// nothing in block mode). Lines of fewer than `smallLineLetters` letters are dropped: sparse
+    /// nothing in block mode). Lines of fewer than `sparseLineLetters` letters are dropped: sparse
     /// text reads lone syllables off pictures and ornaments.
     public func readSparse(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
                            turns: [Int]) throws(ShelfScanError) -> [ReadLine] {
@@ -781,6 +781,11 @@ public final class DirectionVotes: @unchecked Sendable {
         lock.lock()
         counts[turns, default: 0] += 1
         lock.unlock()
+    }
+
+    /// The photo's usual direction among `region`'s, alone; all of them before any vote.
+    func usualTurns(of region: TextRegion) -> [Int] {
+        preferred(among: region.quarterTurns).map { [$0] } ?? region.quarterTurns
     }
 
     /// The direction most read so far among `turns`; nil before any vote. Ties favour the first.

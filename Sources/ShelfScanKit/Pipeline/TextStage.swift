@@ -144,6 +144,10 @@ struct TextStage {
             let named = Set(findings.books.flatMap { $0.evidence.map(\.box) })
             return regions.indices.filter { r in layouts.contains(regions[r].layout) && !lines[r].contains { named.contains($0.box) } }
         }
+        /// The unnamed spines with a line read on them (every unnamed spine when `all`).
+        func unnamedWithLetters(all: Bool) -> [Int] {
+            unnamed([.spine, .lyingSpine]).filter { r in all || lines[r].contains { regions[r].holds($0.box) } }
+        }
         // Spines that named no book though a line on them was read surely: their band read
         // alone, both ways (the sure line may be upside-down capitals); where both ways read
         // the same ink, the surer reading stands. Real shelves, deadline off: 309 of 615 found,
@@ -202,10 +206,9 @@ struct TextStage {
             let votes = sureDirections()
             try readAgain(unnamed([.spine, .lyingSpine])) { [reader] region, before, engine throws(ShelfScanError) in
                 guard before.contains(where: { region.holds($0.box) }) else { return [] }
-                let turns = votes.preferred(among: region.quarterTurns).map { [$0] } ?? region.quarterTurns
                 var added: [ReadLine] = []
                 for delta in Self.leaned {
-                    added += try reader.readLeaned(region, in: image, engine: engine, delta: delta, turns: turns)
+                    added += try reader.readLeaned(region, in: image, engine: engine, delta: delta, turns: votes.usualTurns(of: region))
                 }
                 return added
             }
@@ -216,16 +219,13 @@ struct TextStage {
         // Tesseract takes the picture for lines). Real shelves, deadline off: 341 to 348 of 615
         // found, 362 to 371 returned (21 to 23 wrongly) with the fast model, 351 and 374 with
         // both, CPU +5% each (eval runs 851, 895, 942 s); every unnamed spine, letters read or
-        // not, ... Photos where spines named two books or more only, as the second model's pass.
+        // not, 354 / 378 / 24, but 19 sparse readings (385 ms of CPU) instead of 4 on the 12 MP
+        // shelf. Photos where spines named two books or more only, as the second model's pass.
         func readSparse(with pool: OCRWorkers? = nil) throws(ShelfScanError) {
             guard Self.sparse != "off", findings.books.count >= 2 else { return }
             let votes = sureDirections()
-            let picked = unnamed([.spine, .lyingSpine]).filter { r in
-                Self.sparse == "all" || lines[r].contains { regions[r].holds($0.box) }
-            }
-            try readAgain(picked, with: pool) { [reader] region, _, engine throws(ShelfScanError) in
-                let turns = votes.preferred(among: region.quarterTurns).map { [$0] } ?? region.quarterTurns
-                return try reader.readSparse(region, in: image, engine: engine, turns: turns)
+            try readAgain(unnamedWithLetters(all: Self.sparse == "all"), with: pool) { [reader] region, _, engine throws(ShelfScanError) in
+                try reader.readSparse(region, in: image, engine: engine, turns: votes.usualTurns(of: region))
             }
         }
         try readSparse()
@@ -239,10 +239,7 @@ struct TextStage {
         // the cover benchmark a third of its time for nothing.
         if Self.secondModel != "off", findings.books.count >= 2, let second = workers.second {
             let votes = sureDirections()
-            let picked = unnamed([.spine, .lyingSpine]).filter { r in
-                Self.secondModel == "all" || lines[r].contains { regions[r].holds($0.box) }
-            }
-            try readAgain(picked, keepingBest: true, with: second) { [reader] region, _, engine throws(ShelfScanError) in
+            try readAgain(unnamedWithLetters(all: Self.secondModel == "all"), keepingBest: true, with: second) { [reader] region, _, engine throws(ShelfScanError) in
                 try reader.read(region, in: image, engine: engine, votes: votes)
             }
             try readSparse(with: second)
