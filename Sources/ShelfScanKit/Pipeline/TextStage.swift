@@ -112,11 +112,12 @@ struct TextStage {
         findings.matchingMilliseconds = clock.millisecondsElapsed
         /// `picked` regions read once more by `body` (given a region and what it read so far):
         /// what it reads is added, and everything matched again when anything was.
-        func readAgain(_ picked: [Int], keepingBest: Bool = false, with pool: OCRWorkers? = nil,
+        func readAgain(_ pass: String, _ picked: [Int], keepingBest: Bool = false, with pool: OCRWorkers? = nil,
                        _ body: @escaping @Sendable (TextRegion, [ReadLine], TesseractEngine) throws(ShelfScanError) -> [ReadLine])
             throws(ShelfScanError)
         {
             guard !picked.isEmpty else { return }
+            if RegionReader.traceReads { FileHandle.standardError.write(Data("PASS \(pass) \(picked.count) regions\n".utf8)) }
             clock = .now
             let before = picked.map { lines[$0] }
             let read = try readEach(picked.map { regions[$0] }, with: pool) { i, region, engine throws(ShelfScanError) in
@@ -156,7 +157,7 @@ struct TextStage {
         // Only on photos where some spine named a book (as the rescaled readings, below): a
         // front cover read as spines names none, and is read as a cover next.
         if Self.bandAgain, !findings.books.isEmpty {
-            try readAgain(unnamed([.spine, .lyingSpine]), keepingBest: true) { [reader] region, before, engine throws(ShelfScanError) in
+            try readAgain("band", unnamed([.spine, .lyingSpine]), keepingBest: true) { [reader] region, before, engine throws(ShelfScanError) in
                 try reader.readBand(region, in: image, engine: engine, besides: before)
             }
         }
@@ -164,14 +165,14 @@ struct TextStage {
         // big-name paperbacks: "STEPHEN KING" along, "DOCTOR / SLEEP" across): those wide
         // enough to hold a word across are read upright too, and everything is matched again.
         if Self.acrossReading {
-            try readAgain(unnamed([.spine])) { [reader] region, _, engine throws(ShelfScanError) in
+            try readAgain("across", unnamed([.spine])) { [reader] region, _, engine throws(ShelfScanError) in
                 try reader.readAcross(region, in: image, engine: engine)
             }
         }
         // Spines that still name no book may carry a title in letters far smaller than the
         // author's name beside it: those are read again for their small letters alone.
         if Self.smallLetters {
-            try readAgain(unnamed([.spine, .lyingSpine])) { [reader] region, before, engine throws(ShelfScanError) in
+            try readAgain("small", unnamed([.spine, .lyingSpine])) { [reader] region, before, engine throws(ShelfScanError) in
                 try reader.readSmallLetters(region, in: image, engine: engine, besides: before)
             }
         }
@@ -182,7 +183,7 @@ struct TextStage {
         // photo where some spine named a book: naming none, it is more likely a cover or a page
         // read as a pile of lines (the cover reading follows in auto mode).
         if !Self.rescale.isEmpty, !findings.books.isEmpty {
-            try readAgain(unnamed([.spine, .lyingSpine])) { [reader, matcher, minimumScore] region, before, engine throws(ShelfScanError) in
+            try readAgain("rescaled", unnamed([.spine, .lyingSpine])) { [reader, matcher, minimumScore] region, before, engine throws(ShelfScanError) in
                 let sure = reader.sureLines(before, on: region)
                 var added: [ReadLine] = []
                 for scale in Self.rescale {
@@ -204,7 +205,7 @@ struct TextStage {
         // 322 and 348 (measured before the usual-direction choice and the half-degree turn), +0.35 s.
         if !Self.leaned.isEmpty, !findings.books.isEmpty {
             let votes = sureDirections()
-            try readAgain(unnamed([.spine, .lyingSpine])) { [reader] region, before, engine throws(ShelfScanError) in
+            try readAgain("leaned", unnamed([.spine, .lyingSpine])) { [reader] region, before, engine throws(ShelfScanError) in
                 guard before.contains(where: { region.holds($0.box) }) else { return [] }
                 var added: [ReadLine] = []
                 for delta in Self.leaned {
@@ -224,7 +225,7 @@ struct TextStage {
         func readSparse(with pool: OCRWorkers? = nil) throws(ShelfScanError) {
             guard Self.sparse != "off", findings.books.count >= 2 else { return }
             let votes = sureDirections()
-            try readAgain(unnamedWithLetters(all: Self.sparse == "all"), with: pool) { [reader] region, _, engine throws(ShelfScanError) in
+            try readAgain(pool == nil ? "sparse" : "second-sparse", unnamedWithLetters(all: Self.sparse == "all"), with: pool) { [reader] region, _, engine throws(ShelfScanError) in
                 try reader.readSparse(region, in: image, engine: engine, turns: votes.usualTurns(of: region))
             }
         }
@@ -239,7 +240,7 @@ struct TextStage {
         // the cover benchmark a third of its time for nothing.
         if Self.secondModel != "off", findings.books.count >= 2, let second = workers.second {
             let votes = sureDirections()
-            try readAgain(unnamedWithLetters(all: Self.secondModel == "all"), keepingBest: true, with: second) { [reader] region, _, engine throws(ShelfScanError) in
+            try readAgain("second", unnamedWithLetters(all: Self.secondModel == "all"), keepingBest: true, with: second) { [reader] region, _, engine throws(ShelfScanError) in
                 try reader.read(region, in: image, engine: engine, votes: votes)
             }
             try readSparse(with: second)
