@@ -422,6 +422,31 @@ struct BookMatcherTests {
         #expect((best(spine("JUST THE PLANET?", "KRAMPUS VELTROSK"))?.score ?? 0) < 0.6)
     }
 
+    @Test("a series' name many titles begin with counts little: the spine's own words name the book")
+    func seriesNames() throws {
+        let guides = ["Colorado", "Switzerland", "Devon & Cornwall", "Paris", "Iceland", "Scotland"].map {
+            Book(title: "The Rough Guide to \($0)", authors: [])
+        }
+        let stories = ["Art", "Music", "Maps", "Film", "Wine", "Tea"].map { Book(title: "The Story of \($0)", authors: []) }
+        let others = [Book(title: "The Colorado Kid", authors: ["Stephen King"]), Book(title: "The Wine Lover's Guide", authors: [])]
+        let matcher = BookMatcher(books: guides + stories + others)
+        let index = matcher.index
+        // Six works begin with "rough guide to": a series' name; "story of" has one word of
+        // substance only, and a title of the series' name alone keeps it.
+        #expect(index.seriesWords[0] == 3)
+        #expect(index.seriesWords[guides.count] == 0)
+        #expect(index.seriesWords[guides.count + stories.count] == 0)
+        let colorado = try #require(matcher.matches(for: spine("COLORADO")).first)
+        #expect(colorado.book.title == "The Rough Guide to Colorado")
+        #expect(colorado.score >= 0.6, "\(colorado.score)")
+        // With two guides only, there is no series: "Colorado" alone covers too little of the title.
+        let two = BookMatcher(books: Array(guides.prefix(2)) + others)
+        #expect(two.index.seriesWords[0] == 0)
+        #expect((two.matches(for: spine("COLORADO")).first?.score ?? 0) < 0.6)
+        // The series' name alone names none of its books.
+        #expect((matcher.matches(for: spine("THE ROUGH GUIDE TO")).first?.score ?? 0) < 0.6)
+    }
+
     @Test("the matched text is the normalised spine words that matched")
     func matchedText() throws {
         let m = try #require(top(spine("PENGUIN", "The Shining", "Stephen KING")))

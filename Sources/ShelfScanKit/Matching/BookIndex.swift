@@ -36,6 +36,11 @@ struct BookIndex: Sendable {
     /// Per book, whether no other work (`bookKeys`) has the same core title words: a spine
     /// reading nothing but the title can then name only this book.
     let uniqueTitle: [Bool]
+    /// Per book, how many of its first core title words are a series' or publisher's name that
+    /// many works' titles begin with ("The Rough Guide to", "Lonely Planet", "Spiegel van steden,
+    /// dorpen en landschappen in"): spines print those small or as a logo, and they say only
+    /// which series, not which book (`seriesPrefix`). 0 for most titles.
+    let seriesWords: [Int]
 
     // Title trigrams -> books (compressed rows: books of trigram t are `trigramBooks[start[t]..<start[t+1]]`).
     let trigramIDs: [UInt64: Int32]
@@ -92,6 +97,7 @@ struct BookIndex: Sendable {
         var works: [[Int32]: Set<String>] = [:]
         for (c, k) in zip(core, keys) { works[c, default: []].insert(k) }
         self.uniqueTitle = core.map { works[$0]?.count == 1 }
+        self.seriesWords = Self.seriesPrefixes(core: core, keys: keys, words: wordScalars, evidence: wordEvidence)
         self.titleNameWords = zip(core, authors).map { BookMatcher.ownNameWords(core: $0, authors: $1, words: wordScalars) }
         // Names only: words of two or more letters ("Kershaw, Ian, 1943-" carries its dates).
         self.fullNames = Set(authors.flatMap { $0 }.filter { name in
@@ -194,6 +200,29 @@ struct BookIndex: Sendable {
     /// How much seeing a word on a spine says about which book it is, roughly in letters of
     /// evidence: its length up to 8, but 1 for an article or preposition, 0.5 for a lone letter.
     /// From the language, not the library: a small library must not make every word rare.
+    /// Works sharing the first title words that make those words a series' name (`seriesWords`).
+    static let seriesWorks = Int(ProcessInfo.processInfo.environment["SHELFSCAN_SERIES_WORKS"] ?? "") ?? 5
+
+    /// Per title (`core`), the length of its longest beginning of two to five words, two of them
+    /// words of substance (three letters or more, not common: "Rough Guide", "Harry Potter",
+    /// not "The Story of", "How to"), that `seriesWorks` other works' titles also begin with,
+    /// and that leaves at least one word of its own; 0 when none.
+    static func seriesPrefixes(core: [[Int32]], keys: [String], words: [[Unicode.Scalar]], evidence: [Double]) -> [Int] {
+        guard seriesWorks > 0 else { return core.map { _ in 0 } }
+        var works: [[Int32]: Set<String>] = [:]
+        for (c, key) in zip(core, keys) where c.count >= 3 {
+            for n in 2...min(5, c.count - 1) { works[Array(c.prefix(n)), default: []].insert(key) }
+        }
+        return core.map { c in
+            guard c.count >= 3 else { return 0 }
+            return (2...min(5, c.count - 1)).last { n in
+                let prefix = Array(c.prefix(n))
+                return (works[prefix]?.count ?? 0) > seriesWorks
+                    && prefix.filter({ evidence[Int($0)] > 1 && words[Int($0)].count >= 3 }).count >= 2
+            } ?? 0
+        }
+    }
+
     static func evidence(_ word: String) -> Double {
         if MatchText.commonWords.contains(word) { return 1 }
         let n = word.unicodeScalars.count

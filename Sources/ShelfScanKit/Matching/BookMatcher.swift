@@ -281,6 +281,8 @@ public final class BookMatcher: Sendable {
     /// 7 and 0.65, 366 / 387 / 21. SampleImages 256 of 267 either way.
     static let partialRunBonus = Double(ProcessInfo.processInfo.environment["SHELFSCAN_PARTIAL_BONUS"] ?? "0.6") ?? 0.6
     static let partialRunCredit = 0.7
+    /// What a series name's words (`BookIndex.seriesWords`) count for in a title's coverage.
+    static let seriesShare = Double(ProcessInfo.processInfo.environment["SHELFSCAN_SERIES_SHARE"] ?? "") ?? 0.1
     static let partialRunEvidence = Double(ProcessInfo.processInfo.environment["SHELFSCAN_PARTIAL_EVIDENCE"] ?? "7") ?? 7
     static let partialRunPrecision = Double(ProcessInfo.processInfo.environment["SHELFSCAN_PARTIAL_PRECISION"] ?? "0.65") ?? 0.65
 
@@ -378,11 +380,15 @@ public final class BookMatcher: Sendable {
             for i in unit.first..<(unit.first + unit.count) { spineUsed[i] = true; spineCredit[i] = p.credit }
         }
         var titleInfo = 0.0, titleTotal = 0.0, titleSure = 0.0
+        let series = index.seriesWords[b]
         for (j, w) in core.enumerated() {
             let e = index.wordEvidence[Int(w)]
-            titleInfo += e * titleCredit[j]
+            // A series' name says which series, not which of its books: it counts little
+            // towards covering the title, read or not.
+            let share = j < series ? Self.seriesShare : 1
+            titleInfo += share * e * titleCredit[j]
             titleSure += e * titleCredit[j] * index.titleWeight[Int(w)]
-            titleTotal += e
+            titleTotal += share * e
         }
         guard titleInfo > 0 else { return nil }
         let coverage = titleInfo / titleTotal
@@ -446,7 +452,9 @@ public final class BookMatcher: Sendable {
             && spine.words.indices.allSatisfy { !spineUsed[$0] || spine.words[$0].confidence >= Self.wholeConfidence }
         let evidence = 1 - exp(-(titleSure + authorInfo + (whole ? Self.wholeTitleLetters : 0)) / 5)
         let a = authorScore ?? 0
+        // A series' name read whole is no shortened title: the words left unread are the book's own.
         let run = Self.partialRuns && precision >= Self.partialRunPrecision
+            && (series == 0 || (series..<core.count).contains { titleCredit[$0] >= Self.partialRunCredit && index.wordEvidence[Int(core[$0])] > 1 })
             && Self.partialRun(credits: titleCredit, readAt: readAt, letters: core.map { words[Int($0)].count },
                                evidence: core.map { index.wordEvidence[Int($0)] })
         let titlePart = coverage + (1 - coverage)
