@@ -447,6 +447,28 @@ struct BookMatcherTests {
         #expect((matcher.matches(for: spine("THE ROUGH GUIDE TO")).first?.score ?? 0) < 0.6)
     }
 
+    @Test("a title that is a known author's full name names its book only beside another of its authors")
+    func titlesThatAreNames() {
+        let matcher = BookMatcher(books: [
+            Book(title: "Agatha Christie", authors: ["Mª Isabel Sánchez Vegara"]),
+            Book(title: "Murder in Mesopotamia", authors: ["Agatha Christie"]),
+            Book(title: "Arthur Conan Doyle", authors: ["Arthur Conan Doyle"]),
+            Book(title: "The Lost World", authors: ["Arthur Conan Doyle"]),
+            Book(title: "Lost", authors: ["Gregory Maguire"]),
+        ])
+        // Her name read on three lines of a Christie spine (suzanne3), or twice on a Conan Doyle
+        // spine whose title was misread (ruth3): neither names the book titled with the name.
+        for lines in [spine("Agatha", "Agatha Christie", "Christie ens"), spine("AGATHA CHRISTIE"),
+                      spine("Tus Lost Worcp SiR ARTHUR CONAN DOYLE", "Tar Lost Worctp SiR ARTHUR CONAN. DOYLE")] {
+            let named = matcher.matches(for: lines).filter { $0.score >= 0.6 }.map(\.book.title)
+            #expect(!named.contains("Agatha Christie") && !named.contains("Arthur Conan Doyle"), "\(named)")
+        }
+        // Their other books still are.
+        #expect(matcher.matches(for: spine("THE LOST WORLD", "ARTHUR CONAN DOYLE")).first?.book.title == "The Lost World")
+        #expect(matcher.matches(for: spine("Agatha Christie Murder in Mesopotamia")).first?.book.title == "Murder in Mesopotamia")
+        #expect(matcher.index.titleName[0] != nil && matcher.index.titleName[2] != nil && matcher.index.titleName[1] == nil)
+    }
+
     @Test("the matched text is the normalised spine words that matched")
     func matchedText() throws {
         let m = try #require(top(spine("PENGUIN", "The Shining", "Stephen KING")))

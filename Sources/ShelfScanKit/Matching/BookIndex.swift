@@ -41,6 +41,10 @@ struct BookIndex: Sendable {
     /// dorpen en landschappen in"): spines print those small or as a logo, and they say only
     /// which series, not which book (`seriesPrefix`). 0 for most titles.
     let seriesWords: [Int]
+    /// Per book, when its whole core title is a known author's full name (a biography or a picture
+    /// book titled "Agatha Christie", an autobiography titled with its author's name): that name's
+    /// sorted word ids. Every spine by that author reads it (`BookMatcher.score`).
+    let titleName: [[Int32]?]
 
     // Title trigrams -> books (compressed rows: books of trigram t are `trigramBooks[start[t]..<start[t+1]]`).
     let trigramIDs: [UInt64: Int32]
@@ -100,11 +104,16 @@ struct BookIndex: Sendable {
         self.seriesWords = Self.seriesPrefixes(core: core, keys: keys, words: wordScalars, evidence: wordEvidence)
         self.titleNameWords = zip(core, authors).map { BookMatcher.ownNameWords(core: $0, authors: $1, words: wordScalars) }
         // Names only: words of two or more letters ("Kershaw, Ian, 1943-" carries its dates).
-        self.fullNames = Set(authors.flatMap { $0 }.filter { name in
+        let fullNames = Set(authors.flatMap { $0 }.filter { name in
             (2...3).contains(name.count) && name.allSatisfy { w in
                 wordScalars[Int(w)].count >= 2 && wordScalars[Int(w)].allSatisfy(\.properties.isAlphabetic)
             }
         }.map { $0.sorted() })
+        self.fullNames = fullNames
+        self.titleName = core.map { c in
+            let key = c.sorted()
+            return fullNames.contains(key) ? key : nil
+        }
         var namesWithWord: [Int32: [[Int32]]] = [:]
         for name in fullNames { for w in Set(name) { namesWithWord[w, default: []].append(name) } }
         self.namesWithWord = namesWithWord

@@ -281,6 +281,8 @@ public final class BookMatcher: Sendable {
     /// 7 and 0.65, 366 / 387 / 21. SampleImages 256 of 267 either way.
     static let partialRunBonus = Double(ProcessInfo.processInfo.environment["SHELFSCAN_PARTIAL_BONUS"] ?? "0.6") ?? 0.6
     static let partialRunCredit = 0.7
+    /// `SHELFSCAN_TITLE_NAMES=any`: a title that is a known author's full name needs no other author read.
+    static let titleNames = ProcessInfo.processInfo.environment["SHELFSCAN_TITLE_NAMES"] != "any"
     /// What a series name's words (`BookIndex.seriesWords`) count for in a title's coverage.
     static let seriesShare = Double(ProcessInfo.processInfo.environment["SHELFSCAN_SERIES_SHARE"] ?? "") ?? 0.1
     static let partialRunEvidence = Double(ProcessInfo.processInfo.environment["SHELFSCAN_PARTIAL_EVIDENCE"] ?? "7") ?? 7
@@ -399,6 +401,8 @@ public final class BookMatcher: Sendable {
         var authorWhole = 0.0
         var authorSpine: [(Int, Double)] = []
         var coauthorSpine: [(Int, Double)] = []
+        // The best name read of an author who is not the person the title names.
+        var otherThanTitle = 0.0
         for name in index.authors[b] {
             var info = 0.0, best = 0.0, total = 0.0
             var used: [(Int, Double)] = []
@@ -416,6 +420,7 @@ public final class BookMatcher: Sendable {
                 used.append((bestUnit, bestCredit))
             }
             authorScore = max(authorScore ?? 0, best)
+            if name.sorted() != index.titleName[b] { otherThanTitle = max(otherThanTitle, best) }
             if info > authorInfo { authorInfo = info; authorSpine = used; authorWhole = total > 0 ? info / total : 0 }
             coauthorSpine += used.filter { $0.1 >= Self.sureNameCredit }
         }
@@ -464,6 +469,14 @@ public final class BookMatcher: Sendable {
         // logo on spines of every kind: it names the book only beside its author's name.
         if score > 0.3, a < Self.sureNameCredit,
            core.allSatisfy({ MatchText.publisherWords.contains(String(String.UnicodeScalarView(words[Int($0)]))) }) {
+            return nil
+        }
+
+        // A title that is a known author's full name ("Agatha Christie", a picture-book life of
+        // her; "Arthur Conan Doyle" by himself) is that author's name on every spine of theirs,
+        // read once or twice (a reread line): it names the book only beside the name of another
+        // of its authors, read surely (`SHELFSCAN_TITLE_NAMES=any` to compare).
+        if Self.titleNames, score > 0.3, index.titleName[b] != nil, otherThanTitle < Self.sureNameCredit {
             return nil
         }
 
