@@ -469,6 +469,20 @@ struct BookMatcherTests {
         #expect(matcher.index.titleName[0] != nil && matcher.index.titleName[2] != nil && matcher.index.titleName[1] == nil)
     }
 
+    @Test("a title of three letters or fewer needs its author's name read surely, not a look-alike")
+    func shortTitlesNeedNames() throws {
+        let matcher = BookMatcher(books: [
+            Book(title: "We", authors: ["Yevgeny Zamyatin", "Clarence Brown"]),
+            Book(title: "Sons and Lovers", authors: ["D.H. Lawrence"]),
+        ])
+        // emma1: "we", "on" and "LAWRENCE A" on a spine of nothing of the kind.
+        #expect((matcher.matches(for: spine("we", "on", "LAWRENCE A")).first { $0.book.title == "We" }?.score ?? 0) < 0.6)
+        let we = try #require(matcher.matches(for: spine("WE", "YEVGENY ZAMYATIN")).first)
+        #expect(we.book.title == "We")
+        #expect(we.score >= 0.6)
+        #expect((matcher.matches(for: spine("WE", "CLARENCE BROWN")).first?.score ?? 0) >= 0.6)
+    }
+
     @Test("the matched text is the normalised spine words that matched")
     func matchedText() throws {
         let m = try #require(top(spine("PENGUIN", "The Shining", "Stephen KING")))

@@ -281,6 +281,9 @@ public final class BookMatcher: Sendable {
     /// 7 and 0.65, 366 / 387 / 21. SampleImages 256 of 267 either way.
     static let partialRunBonus = Double(ProcessInfo.processInfo.environment["SHELFSCAN_PARTIAL_BONUS"] ?? "0.6") ?? 0.6
     static let partialRunCredit = 0.7
+    /// `SHELFSCAN_SHORT_TITLES=any`: a title of three letters or fewer may be named beside a
+    /// look-alike of its author's name.
+    static let shortTitlesNeedNames = ProcessInfo.processInfo.environment["SHELFSCAN_SHORT_TITLES"] != "any"
     /// `SHELFSCAN_TITLE_NAMES=any`: a title that is a known author's full name needs no other author read.
     static let titleNames = ProcessInfo.processInfo.environment["SHELFSCAN_TITLE_NAMES"] != "any"
     /// What a series name's words (`BookIndex.seriesWords`) count for in a title's coverage.
@@ -472,6 +475,12 @@ public final class BookMatcher: Sendable {
             return nil
         }
 
+        // A title of three letters or fewer ("We", "It", "S.") is a word any spine may read: it
+        // names its book only beside its author's name read surely, not a look-alike of it
+        // ("LAWRENCE" for Clarence Brown, the translator of Zamyatin's *We*, credit 0.75).
+        if Self.shortTitlesNeedNames, score > 0.3, titleTotal <= 3, a < Self.sureNameCredit {
+            return nil
+        }
         // A title that is a known author's full name ("Agatha Christie", a picture-book life of
         // her; "Arthur Conan Doyle" by himself) is that author's name on every spine of theirs,
         // read once or twice (a reread line): it names the book only beside the name of another
