@@ -36,10 +36,10 @@ struct BookIndex: Sendable {
     /// Per book, whether no other work (`bookKeys`) has the same core title words: a spine
     /// reading nothing but the title can then name only this book.
     let uniqueTitle: [Bool]
-    /// Per book, how many of its first core title words are a series' or publisher's name that
-    /// many works' titles begin with ("The Rough Guide to", "Lonely Planet", "Spiegel van steden,
-    /// dorpen en landschappen in"): spines print those small or as a logo, and they say only
-    /// which series, not which book (`seriesPrefix`). 0 for most titles.
+    /// Per book, how many of its first core title words are a series' name that many works'
+    /// titles begin with ("The Rough Guide to", "Harry Potter and the", "Isadora Moon"): spines
+    /// print those small or as a logo, and they say only which series, not which book
+    /// (`seriesPrefixes`). 0 for most titles.
     let seriesWords: [Int]
     /// Per book, when its whole core title is a known author's full name (a biography or a picture
     /// book titled "Agatha Christie", an autobiography titled with its author's name): that name's
@@ -206,9 +206,6 @@ struct BookIndex: Sendable {
         }
     }
 
-    /// How much seeing a word on a spine says about which book it is, roughly in letters of
-    /// evidence: its length up to 8, but 1 for an article or preposition, 0.5 for a lone letter.
-    /// From the language, not the library: a small library must not make every word rare.
     /// Works sharing the first title words that make those words a series' name (`seriesWords`).
     static let seriesWorks = Int(ProcessInfo.processInfo.environment["SHELFSCAN_SERIES_WORKS"] ?? "") ?? 5
 
@@ -232,6 +229,9 @@ struct BookIndex: Sendable {
         }
     }
 
+    /// How much seeing a word on a spine says about which book it is, roughly in letters of
+    /// evidence: its length up to 8, but 1 for an article or preposition, 0.5 for a lone letter.
+    /// From the language, not the library: a small library must not make every word rare.
     static func evidence(_ word: String) -> Double {
         if MatchText.commonWords.contains(word) { return 1 }
         let n = word.unicodeScalars.count

@@ -281,6 +281,8 @@ public final class BookMatcher: Sendable {
     /// 7 and 0.65, 366 / 387 / 21. SampleImages 256 of 267 either way.
     static let partialRunBonus = Double(ProcessInfo.processInfo.environment["SHELFSCAN_PARTIAL_BONUS"] ?? "0.6") ?? 0.6
     static let partialRunCredit = 0.7
+    static let partialRunEvidence = Double(ProcessInfo.processInfo.environment["SHELFSCAN_PARTIAL_EVIDENCE"] ?? "7") ?? 7
+    static let partialRunPrecision = Double(ProcessInfo.processInfo.environment["SHELFSCAN_PARTIAL_PRECISION"] ?? "0.65") ?? 0.65
     /// `SHELFSCAN_SHORT_TITLES=any`: a title of three letters or fewer may be named beside a
     /// look-alike of its author's name.
     static let shortTitlesNeedNames = ProcessInfo.processInfo.environment["SHELFSCAN_SHORT_TITLES"] != "any"
@@ -288,8 +290,6 @@ public final class BookMatcher: Sendable {
     static let titleNames = ProcessInfo.processInfo.environment["SHELFSCAN_TITLE_NAMES"] != "any"
     /// What a series name's words (`BookIndex.seriesWords`) count for in a title's coverage.
     static let seriesShare = Double(ProcessInfo.processInfo.environment["SHELFSCAN_SERIES_SHARE"] ?? "") ?? 0.1
-    static let partialRunEvidence = Double(ProcessInfo.processInfo.environment["SHELFSCAN_PARTIAL_EVIDENCE"] ?? "7") ?? 7
-    static let partialRunPrecision = Double(ProcessInfo.processInfo.environment["SHELFSCAN_PARTIAL_PRECISION"] ?? "0.65") ?? 0.65
 
     /// Which of the title's core words spell one of its authors' full names (two or more words,
     /// each in the title, a possessive "King's" counting as "King"); nil when the title holds no
