@@ -107,6 +107,12 @@ struct TextPipelineTests {
         let farm = (book("Animal Farm", 0.95), [line("GEORGE ORWELL ANIMAL FARM", 300, 400, 500)])
         let rebellion = (book("La Rebel·lió dels animals", 0.6), [line("Bf GEORGE ORWELL ANIMAL FARM", 280, 401, 520, confidence: 70)])
         #expect(TextStage.withoutEchoes([rebellion, farm]).map { $0.title ?? "" } == ["Animal Farm"])
+        // A line that holds a surer book's line and a title besides is no echo of it (phil1: the
+        // author's name that completed the Dawn Treader, read again within the Silver Chair's line).
+        let treader = (book("The Voyage of the Dawn Treader", 0.99),
+                       [line("I Ethel the Vovn the Dawn Treader Wis", 901, 4, 69), line("C. S. LEWIS) 3)", 983, 470, 18)])
+        let chair = (book("The Silver Chair", 0.95), [line("d ea The Silver Chair C. S. LEWIS oa y", 961, 465, 76)])
+        #expect(TextStage.withoutEchoes([chair, treader]).map { $0.title ?? "" } == ["The Voyage of the Dawn Treader", "The Silver Chair"])
     }
 
     @Test("a book whose title words all belong to a surer book's title, read from that book's ink, is a fragment of it")

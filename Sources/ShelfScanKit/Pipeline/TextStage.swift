@@ -457,6 +457,11 @@ struct TextStage {
                 if readTwice { assigned[i] = nil; rereadRuns.insert(i) }
             }
         }
+        if SpineFinder.trace {
+            for (i, c) in chosen.enumerated() {
+                FileHandle.standardError.write(Data("  CHOSEN \(c.group.first)-\(c.group.last) first \(c.group.matches.first?.book.title ?? "-") given \(assigned[i]?.book.title ?? "nil") lines \(c.lines.map(\.text))\n".utf8))
+            }
+        }
         var found: [(book: BookEntity, lines: [ReadLine])] = []
         for (i, match) in assigned.enumerated() {
             guard let match else { continue }
@@ -525,12 +530,18 @@ struct TextStage {
 
     /// Whether two lines read the same letters, give or take a few letters of junk around one of
     /// them ("Bf GEORGE ORWELL ANIMAL FARM" and "GEORGE ORWELL ANIMAL FARM", two readings of one
-    /// spine): the shorter, of five letters or more, within the longer.
+    /// spine): the shorter, of five letters or more, within the longer, which has at most four
+    /// letters more or a third of the shorter's. A line that holds another and a title besides
+    /// is no rereading of it: "The Silver Chair C. S. LEWIS" holds the "C. S. LEWIS" that
+    /// completed *The Voyage of the Dawn Treader* beside it (`SHELFSCAN_ECHO_JUNK=any`: any).
     static func rereads(_ a: ReadLine, _ b: ReadLine) -> Bool {
         let (x, y) = (letters(a.text), letters(b.text))
         let (short, long) = x.count <= y.count ? (x, y) : (y, x)
-        return short == long || (short.count >= 5 && long.contains(short))
+        return short == long || (short.count >= 5 && long.contains(short)
+            && (!fewJunkLetters || long.count - short.count <= max(4, short.count / 3)))
     }
+
+    static let fewJunkLetters = ProcessInfo.processInfo.environment["SHELFSCAN_ECHO_JUNK"] != "any"
 
     /// Picks non-overlapping groups maximising the sum of (score - threshold).
     static func schedule(_ groups: [Group], count: Int, threshold: Double) -> [Group] {
