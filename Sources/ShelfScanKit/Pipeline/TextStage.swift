@@ -541,6 +541,8 @@ struct TextStage {
             && (!fewJunkLetters || long.count - short.count <= max(4, short.count / 3)))
     }
 
+    /// `SHELFSCAN_ECHO_JUNK=any`: a line within any longer line on the same ink is its echo, as before
+    /// the eighth session of 2026-11-25.
     static let fewJunkLetters = ProcessInfo.processInfo.environment["SHELFSCAN_ECHO_JUNK"] != "any"
 
     /// Picks non-overlapping groups maximising the sum of (score - threshold).
