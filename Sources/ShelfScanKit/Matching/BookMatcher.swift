@@ -423,7 +423,7 @@ public final class BookMatcher: Sendable {
                 used.append((bestUnit, bestCredit))
             }
             authorScore = max(authorScore ?? 0, best)
-            if name.sorted() != index.titleName[b] { otherThanTitle = max(otherThanTitle, best) }
+            if index.titleName[b].map({ name.sorted() != $0 }) ?? true { otherThanTitle = max(otherThanTitle, best) }
             if info > authorInfo { authorInfo = info; authorSpine = used; authorWhole = total > 0 ? info / total : 0 }
             coauthorSpine += used.filter { $0.1 >= Self.sureNameCredit }
         }

@@ -125,6 +125,9 @@ public struct RegionReader: Sendable {
                              onDroppedLine: { spoilt.insert($0); dropped = true }, onPage: { found += $0 })
         // A confident line on the spine itself (a neighbour's sliver does not count).
         func onSpine() -> Bool { !sureLines(lines, on: region).isEmpty }
+        // The photo's usual direction alone once it has one (most spines read one way), asked
+        // when a retry starts: the other workers' spines keep voting meanwhile.
+        func usualTurns() -> [Int] { votes?.preferred(among: turns) != nil ? Array(turns.prefix(1)) : turns }
         // Nothing confident on the spine: its neighbours' slivers may have spoilt the reading (a
         // mid-gray spine between a black gap and a light neighbour: Tesseract reads the
         // neighbour's line and nothing of the spine). Read the spine's band alone (SampleImages
@@ -173,8 +176,7 @@ public struct RegionReader: Sendable {
         // Then the whole crop with a local threshold (glare, shade), in the photo's usual
         // direction only once it has one, as the sharpened reading below.
         if Self.localRetry != "off", !onSpine() {
-            let localTurns = Self.localRetry != "both" && votes?.preferred(among: turns) != nil ? Array(turns.prefix(1)) : turns
-            lines += try read(p.sized, turns: localTurns, single: single, region: region, factor: p.factor,
+            lines += try read(p.sized, turns: Self.localRetry == "both" ? turns : usualTurns(), single: single, region: region, factor: p.factor,
                               offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .local,
                               onDroppedLine: { _ in dropped = true })
         }
@@ -184,9 +186,7 @@ public struct RegionReader: Sendable {
         // 299 returned, total time +13% (both directions: +25%; without the letters-seen
         // condition +28%); SampleImages 229 to 232 of 267; the 12 MP shelf 2.45 to 2.67 s.
         if sharpenedRetry, !onSpine(), dropped || lines.contains(where: { region.holds($0.box) }) {
-            // The photo's usual direction only, once it has one (most spines read one way).
-            let usual = votes?.preferred(among: turns) != nil ? Array(turns.prefix(1)) : turns
-            lines += try read(try p.sized.sharpened(halfWidth: 2, fraction: 0.7), turns: usual, single: single, region: region,
+            lines += try read(try p.sized.sharpened(halfWidth: 2, fraction: 0.7), turns: usualTurns(), single: single, region: region,
                               factor: p.factor, offset: (p.offsetX, p.offsetY), background: p.background, engine: engine,
                               thresholding: .global, tag: "-sharp")
         }
