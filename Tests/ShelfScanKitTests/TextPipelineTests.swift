@@ -367,6 +367,66 @@ struct TextPipelineTests {
         #expect(again.isEmpty, "\(again.map(\.text))")
     }
 
+    /// Letters along a standing spine (x across, y along; a letter's height is its width):
+    /// big capitals, then small letters after a gap, in words.
+    static func letters(_ runs: [(start: Int, count: Int, size: Int, step: Int)], x: Int = 10) -> [BoundingBox] {
+        runs.flatMap { run in (0..<run.count).map { k in
+            BoundingBox(x: x, y: run.start + k * run.step, width: run.size, height: run.size * 3 / 4)
+        } }
+    }
+
+    @Test("pieces: a spine's letters cut where their size changes along it, one size's words kept together",
+          arguments: [
+              // BALDACCI (35 px), then "The Last Mile" (15 px) after a gap of 20: two pieces.
+              (letters([(80, 8, 35, 28), (320, 3, 15, 12), (370, 4, 15, 12), (430, 4, 15, 12)]), [35.0, 15.0]),
+              // The same with the title touching the name (the gap a pixel or two at a small scale).
+              (letters([(80, 8, 35, 28), (302, 11, 15, 12)]), [35.0, 15.0]),
+              // Words of one size with word gaps between them: one piece.
+              (letters([(40, 5, 20, 16), (130, 6, 20, 16), (240, 4, 20, 16)]), [20.0]),
+              // Two lines side by side across the spine (a title over its subtitle), overlapping along it: one piece.
+              (letters([(40, 8, 30, 24)], x: 10) + letters([(40, 21, 12, 10)], x: 50), [12.0]),
+              // A speck or two far away is no piece.
+              (letters([(40, 8, 30, 24), (600, 2, 8, 6)]), [30.0]),
+          ])
+    func piecesAlongSpine(letters: [BoundingBox], sizes: [Double]) {
+        let pieces = RegionReader.pieces(of: letters, standing: true)
+        #expect(pieces.map(\.size) == sizes, "\(pieces)")
+        #expect(pieces.reduce(0) { $0 + $1.letters } <= letters.count)
+        // The same letters lying (along is x, a letter's height is its height).
+        let lying = letters.map { BoundingBox(x: $0.y, y: $0.x, width: $0.height, height: $0.width) }
+        #expect(RegionReader.pieces(of: lying, standing: false) == pieces)
+    }
+
+    /// *Slaughterhouse-Five* in the rendered shelf in perspective: read whole it comes out
+    /// "fii]"; its letters measure as two pieces of one size parted by the small hyphen's, and
+    /// each read alone at its own scale names the book.
+    @Test("a spine whose letters come in pieces of different sizes is read piece by piece")
+    func piecesReadApart() async throws {
+        let photo = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-2rows-perspective.jpg")).image
+        let regions = try SpineFinder().spines(in: photo).regions
+        let region = try #require(regions.first { r in
+            r.layout == .spine && r.box.x <= 1140 && r.box.x + r.box.width >= 1160 && r.box.width < 80 && r.box.y < 300
+        }, "regions: \(regions.map(\.box))")
+        let (pieces, first) = try await offPool {
+            let engine = try TesseractEngine(tessdata: Fixtures.models)
+            var reader = RegionReader()
+            reader.readDeadline = nil
+            return (try reader.readPieces(region, in: photo, engine: engine, turns: [3]), try reader.read(region, in: photo, engine: engine))
+        }
+        #expect(Self.reads("slaughterhouse", pieces), "pieces: \(pieces.map(\.text)), first reading: \(first.map(\.text))")
+        #expect(!Self.reads("slaughterhouse", first), "first reading: \(first.map(\.text))")
+        #expect(pieces.allSatisfy { region.holds($0.box) })
+        // Nothing where the letters are all of one size: Persuasion's spine in the rendered stack.
+        let stack = try ImageLoader().load(path: Fixtures.sample("stacks/stack-6-books.jpg")).image
+        let plain = try #require(try SpineFinder().spines(in: stack).regions.first { r in
+            r.layout == .lyingSpine && abs(r.box.y + r.box.height / 2 - 703) < 20
+        })
+        let again = try await offPool {
+            try RegionReader().readPieces(plain, in: stack, engine: try TesseractEngine(tessdata: Fixtures.models), turns: [0, 2])
+        }
+        #expect(again.isEmpty, "\(again.map(\.text))")
+    }
+
     /// *Lolita* in the low-resolution rendered shelf: a light spine between dark neighbours.
     /// Padded with white, Tesseract's layout analysis finds no line in its crop at all, either
     /// way up; padded with the spine's own gray, the title reads.

@@ -329,6 +329,14 @@ public struct RegionReader: Sendable {
     /// shape inside one of the other shade's letters is that letter's counter (the hole of an
     /// "A") and does not count.
     static func letterSizes(in image: PixImage, standing: Bool) throws(ShelfScanError) -> [Double]? {
+        try letterBoxes(in: image, standing: standing).map { boxes in
+            boxes.map { Double(standing ? $0.width : $0.height) }.sorted()
+        }
+    }
+
+    /// The letters `letterSizes` measures, as boxes in `image`; nil when there are too many
+    /// shapes to be text.
+    static func letterBoxes(in image: PixImage, standing: Bool) throws(ShelfScanError) -> [BoundingBox]? {
         let across = standing ? image.width : image.height
         guard across >= 16, image.width >= 8, image.height >= 8 else { return nil }
         let window = max(8, across / 4)
@@ -345,8 +353,119 @@ public struct RegionReader: Sendable {
         func inside(_ a: BoundingBox, _ b: BoundingBox) -> Bool {
             a.x >= b.x && a.y >= b.y && a.x + a.width <= b.x + b.width && a.y + a.height <= b.y + b.height
         }
-        let kept = dark.filter { d in !light.contains { inside(d, $0) } } + light.filter { l in !dark.contains { inside(l, $0) } }
-        return kept.map { Double(standing ? $0.width : $0.height) }.sorted()
+        return dark.filter { d in !light.contains { inside(d, $0) } } + light.filter { l in !dark.contains { inside(l, $0) } }
+    }
+
+    /// A stretch of a spine's text along its length whose letters are of one size (an author's
+    /// name, a title, a publisher's line), in the crop's pixels.
+    struct Piece: Equatable {
+        /// Where it lies along the spine.
+        var along: Range<Int>
+        /// Its letters' median height (across the spine for a standing one).
+        var size: Double
+        var letters: Int
+    }
+
+    /// The spine's letters (`letterBoxes`) gathered into pieces along its length: a letter
+    /// starts a new piece after a gap longer than `pieceGap` times the smaller of its height
+    /// and the piece's, or when its height is `mixedSizes` times the piece's median or a fraction
+    /// of it (unless the two overlap along the spine by half the smaller height); neighbouring pieces of one size (within `samePieceSize`) are joined again, and
+    /// pieces of fewer than `pieceLetters` letters (specks, a logo) are left out.
+    static func pieces(of letters: [BoundingBox], standing: Bool) -> [Piece] {
+        func span(_ b: BoundingBox) -> Range<Int> { standing ? b.y..<(b.y + b.height) : b.x..<(b.x + b.width) }
+        func height(_ b: BoundingBox) -> Double { Double(standing ? b.width : b.height) }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        var groups: [(along: Range<Int>, sizes: [Double])] = []
+        for letter in letters.sorted(by: { span($0).lowerBound < span($1).lowerBound }) {
+            let s = span(letter), h = height(letter)
+            if var last = groups.last {
+                let size = median(last.sizes)
+                let gap = Double(s.lowerBound - last.along.upperBound)
+                let mixed = h >= mixedSizes * size || size >= mixedSizes * h
+                // Letters of two sizes side by side across the spine (a title over its
+                // subtitle) overlap along it: no cut along the spine parts them.
+                if gap <= pieceGap * min(size, h), !mixed || gap < -0.5 * min(size, h) {
+                    last.along = last.along.lowerBound..<max(last.along.upperBound, s.upperBound)
+                    last.sizes.append(h)
+                    groups[groups.count - 1] = last
+                    continue
+                }
+            }
+            groups.append((s, [h]))
+        }
+        var pieces = groups.filter { $0.sizes.count >= pieceLetters }
+            .map { Piece(along: $0.along, size: median($0.sizes), letters: $0.sizes.count) }
+        var i = 1
+        while i < pieces.count {
+            let a = pieces[i - 1], b = pieces[i]
+            if max(a.size, b.size) <= samePieceSize * min(a.size, b.size) {
+                pieces[i - 1] = Piece(along: a.along.lowerBound..<max(a.along.upperBound, b.along.upperBound),
+                                      size: (a.size * Double(a.letters) + b.size * Double(b.letters)) / Double(a.letters + b.letters),
+                                      letters: a.letters + b.letters)
+                pieces.remove(at: i)
+            } else {
+                i += 1
+            }
+        }
+        return pieces
+    }
+
+    /// A gap along the spine longer than this many letter heights ends a piece.
+    static let pieceGap = Double(ProcessInfo.processInfo.environment["SHELFSCAN_PIECE_GAP"] ?? "1.2") ?? 1.2
+    /// Neighbouring pieces whose letters differ less than this in height are one piece.
+    static let samePieceSize = 1.4
+    /// A piece has at least this many letters.
+    static let pieceLetters = 3
+    /// At most this many pieces of one spine are read (the ones with the most letters).
+    static let mostPieces = 4
+
+    /// A spine whose text comes in pieces of different sizes along it (an author's name in
+    /// big capitals, the title a third as tall beside it: BALDACCI, then "The Last Mile"), each
+    /// piece read alone, scaled so its letters are `targetTextHeight` high, in `turns`.
+    /// Tesseract takes the pieces for one line and reads it at the size of its tallest letters:
+    /// the small ones come out as junk or nothing, however sharp. Empty when the spine's letters
+    /// are of one size.
+    public func readPieces(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
+                           turns: [Int]) throws(ShelfScanError) -> [ReadLine] {
+        guard region.layout != .cover else { return [] }
+        let p = try prepare(region, in: image)
+        let standing = region.layout == .spine
+        guard let upright = p.upright,
+              let letters = try Self.letterBoxes(in: p.sized, standing: standing), letters.count >= Self.minimumLetters
+        else { return [] }
+        let all = Self.pieces(of: letters, standing: standing)
+        if Self.traceReads {
+            let shown = letters.map { standing ? "\($0.y)+\($0.height):\($0.width)" : "\($0.x)+\($0.width):\($0.height)" }.joined(separator: " ")
+            FileHandle.standardError.write(Data("PIECES r\(region.row)-\(region.index) \(all.map { "\($0.along) size \(Int($0.size)) n \($0.letters)" }) letters \(shown)\n".utf8))
+        }
+        guard all.count >= 2, let big = all.map(\.size).max(), let small = all.map(\.size).min(),
+              big >= Self.mixedSizes * small else { return [] }
+        let picked = all.sorted { $0.letters > $1.letters }.prefix(Self.mostPieces)
+        let length = standing ? upright.height : upright.width
+        let acrossAll = standing ? upright.width : upright.height
+        // Across: the band with its margin where there is one (a neighbour's sliver spoils a reading).
+        let band = Self.bandSpan(region, upright: upright, offset: standing ? p.offsetX : p.offsetY)
+        let across = band.map { b in max(0, b.lowerBound - Self.bandMargin(b))..<min(acrossAll, b.upperBound + Self.bandMargin(b)) }
+            ?? 0..<acrossAll
+        var lines: [ReadLine] = []
+        for (k, piece) in picked.enumerated() {
+            let size = piece.size / p.factor
+            let margin = Int((0.6 * size).rounded(.up))
+            let lo = max(0, Int(Double(piece.along.lowerBound) / p.factor) - margin)
+            let hi = min(length, Int((Double(piece.along.upperBound) / p.factor).rounded(.up)) + margin)
+            guard hi - lo >= 8, across.count >= 8 else { continue }
+            let box = standing ? BoundingBox(x: across.lowerBound, y: lo, width: across.count, height: hi - lo)
+                               : BoundingBox(x: lo, y: across.lowerBound, width: hi - lo, height: across.count)
+            let crop = try upright.cropped(to: box)
+            let factor = min(Self.maximumScale, max(0.2, targetTextHeight / max(1, size)))
+            let sized = abs(factor - 1) > 0.08 ? try crop.scaled(by: factor) : crop
+            lines += try read(sized, turns: turns, single: true, region: region, factor: factor,
+                              offset: (p.offsetX - Double(box.x), p.offsetY - Double(box.y)),
+                              background: UInt32(crop.median ?? 255), engine: engine, thresholding: .global, tag: "-piece\(k)")
+                .filter { region.holds($0.box) }
+                .map { $0.inside(width: image.width, height: image.height) }
+        }
+        return lines
     }
 
     /// A standing spine's band read upright (0°), for a title printed across the spine (a

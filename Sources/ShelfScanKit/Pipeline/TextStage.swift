@@ -176,6 +176,19 @@ struct TextStage {
                 try reader.readSmallLetters(region, in: image, engine: engine, besides: before)
             }
         }
+        // Spines still naming no book whose letters come in pieces of different sizes along
+        // them (an author's name in big capitals, the title small beside it): each piece read
+        // alone at its own size, in the line read surely's direction or the photo's usual one.
+        if Self.piecesReading, !findings.books.isEmpty {
+            let votes = sureDirections()
+            try readAgain("pieces", unnamed([.spine, .lyingSpine])) { [reader] region, before, engine throws(ShelfScanError) in
+                // Pieces lie along the spine: a sure line read across it (upright) says nothing
+                // of their direction.
+                let sure = reader.sureLines(before, on: region).filter { region.quarterTurns.contains($0.quarterTurns) }
+                    .max(by: { $0.confidence < $1.confidence })
+                return try reader.readPieces(region, in: image, engine: engine, turns: sure.map { [$0.quarterTurns] } ?? votes.usualTurns(of: region))
+            }
+        }
         // Spines still naming no book, though a line on them was read surely: the title may be
         // far larger or smaller than the thickness suggested. Read again half as large again,
         // then, when that reading names no book alone or beside the sure line, two thirds as
@@ -288,6 +301,10 @@ struct TextStage {
 
     /// `SHELFSCAN_SMALL=off` leaves small letters beside big ones unread again (for measuring).
     static let smallLetters = ProcessInfo.processInfo.environment["SHELFSCAN_SMALL"] != "off"
+
+    /// `SHELFSCAN_PIECES=off` leaves spines with letters of mixed sizes unread piece by piece
+    /// (`RegionReader.readPieces`, for measuring).
+    static let piecesReading = ProcessInfo.processInfo.environment["SHELFSCAN_PIECES"] != "off"
 
     /// `SHELFSCAN_ACROSS=off` leaves titles across standing spines unread (for measuring).
     static let acrossReading = ProcessInfo.processInfo.environment["SHELFSCAN_ACROSS"] != "off"
