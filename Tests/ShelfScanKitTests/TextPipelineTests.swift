@@ -775,6 +775,9 @@ struct TextPipelineTests {
         // No read deadline: under a loaded test run, the deadline cuts readings differently each time.
         with.reader.readDeadline = nil
         without.reader.readDeadline = nil
+        // Nor pieces of different sizes read apart, which name it with the fast model alone.
+        with.readPieces = false
+        without.readPieces = false
         let (withSecond, fastAlone) = (with, without)
         let (before, after) = try await offPool {
             let layout = try SpineFinder().spines(in: photo)
