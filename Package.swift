@@ -25,10 +25,14 @@ let package = Package(
         .systemLibrary(
             name: "CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Tesseract's in-memory PNG round trip per text line, uncompressed (include/fastpng.h).
+        .target(
+            name: "CFastPNG",
+            linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "ShelfScanKit",
             dependencies: [
-                "CLeptonica", "CTesseract", "CZBar", "CCurl",
+                "CLeptonica", "CTesseract", "CZBar", "CCurl", "CFastPNG",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .executableTarget(
@@ -36,10 +40,15 @@ let package = Package(
             dependencies: [
                 "ShelfScanKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            ],
+            // CFastPNG's png_set_compression_level must be in the dynamic symbol table for
+            // Leptonica's call to reach it (gold does not export it on its own: Leptonica's
+            // reference is versioned).
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=png_set_compression_level"])]),
         .testTarget(
             name: "ShelfScanKitTests",
-            dependencies: ["ShelfScanKit"]),
+            dependencies: ["ShelfScanKit"],
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=png_set_compression_level"])]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -58,6 +58,23 @@ struct OCRTests {
         #expect(!second.localizedCaseInsensitiveContains("CLASSICS"))
     }
 
+    @Test("lines go to the recogniser as uncompressed PNG; PNG files written outside stay compressed")
+    func uncompressedLines() throws {
+        let engine = try TesseractEngine(tessdata: Fixtures.models)
+        let text = OCRSample.text(try engine.recognize(try OCRSample.crop(OCRSample.priceLabel), layout: .block))
+        #expect(text.localizedCaseInsensitiveContains("CLASSICS"), "read: \(text)")
+        // Tesseract wrote its lines through CFastPNG (the test binary exports the symbol too).
+        #expect(TesseractEngine.storesLinesUncompressed)
+        // After the recognition, on the same thread: a flat 400x400 picture compresses to a
+        // few hundred bytes, against 160 kB stored.
+        let dir = try TemporaryDirectory()
+        let flat = try PixImage(gray: GrayBytes(width: 400, height: 400, pixels: [UInt8](repeating: 200, count: 400 * 400)))
+        let path = dir.file("flat.png")
+        try flat.writePNG(to: path)
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        #expect(size > 0 && size < 20_000, "\(size) bytes")
+    }
+
     @Test("a folder without the model: .modelMissing naming the folder")
     func missingModel() throws {
         let dir = try TemporaryDirectory()
