@@ -296,6 +296,9 @@ struct BookMatcherTests {
         #expect(top(spine("HARRYPOTTER AND THE CHAMBER OF SECRETS", "J.K. ROWLING"))?.book.title.hasPrefix("Harry Potter and the Chamber") == true)
         #expect(top(spine("HARRY POTTER AND THE SORCERER'S ST0NE", "ROWLING", "BLOOMSBURY"))?.book.title.hasPrefix("Harry Potter and the Sorcerer") == true)
         #expect(top(spine("FIRE STARTER", "STEPHEN KING"))?.book.title == "Firestarter")
+        // A word split over two lines (a title stacked across a spine: "FIRE / STARTER").
+        let split = top(spine("FIRE", "STARTER"))
+        #expect(split?.book.title == "Firestarter" && (split?.score ?? 0) >= 0.6, "\(String(describing: split))")
         // Three words run together (tight spine type).
         let girl = top(spine("GIRLWHOLOVED TOM GORDON"))
         #expect(girl?.book.title == "The Girl Who Loved Tom Gordon" && (girl?.score ?? 0) >= 0.8, "\(String(describing: girl))")

@@ -179,6 +179,26 @@ struct TextPipelineTests {
         #expect(named.0.map(\.title) == ["No, David!"])
     }
 
+    @Test("words read across a standing spine go top to bottom, and a word split over two lines joins up")
+    func acrossInReadingOrder() {
+        var books = [Book(title: "Alice in Wonderland", authors: ["Lewis Carroll"]), Book(title: "Alice", authors: ["Sara Shepard"]),
+                     Book(title: "Land of Stories", authors: ["Chris Colfer"])]
+        for i in books.indices { books[i].id = Int64(i + 1) }
+        let stage = TextStage(workers: OCRWorkers(size: 1), matcher: BookMatcher(books: books), minimumScore: 0.6)
+        let region = TextRegion(layout: .spine, box: BoundingBox(x: 100, y: 0, width: 80, height: 700), lean: 0,
+                                typicalThickness: 80, row: 0, index: 0)
+        // A hardback's title stacked across its spine, each word centred a little off (so that
+        // left to right they come LAND, IN, ALICE, WONDER), and junk read along it.
+        func across(_ text: String, centre: Int, y: Int) -> ReadLine {
+            ReadLine(text: text, confidence: 92, box: BoundingBox(x: centre - 30, y: y, width: 60, height: 25), textHeight: 25, quarterTurns: 0)
+        }
+        let lines = [across("ALICE", centre: 140, y: 100), across("IN", centre: 138, y: 140), across("WONDER", centre: 143, y: 180),
+                     across("LAND", centre: 135, y: 220),
+                     ReadLine(text: "ee a", confidence: 60, box: BoundingBox(x: 150, y: 400, width: 20, height: 200), textHeight: 20, quarterTurns: 3)]
+        let (found, _) = stage.match(lines: [lines.reversed()], regions: [region], coverLike: false)
+        #expect(found.map(\.title) == ["Alice in Wonderland"], "\(found.map(\.title))")
+    }
+
     @Test("a run whose first choice went to a run over the same ink is that book read twice, not its next choice")
     func firstChoiceReadTwice() {
         var books = [Book(title: "Moving Pictures", authors: ["Terry Pratchett"]), Book(title: "Wings", authors: ["Terry Pratchett"])]

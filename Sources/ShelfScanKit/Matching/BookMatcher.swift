@@ -129,6 +129,7 @@ public final class BookMatcher: Sendable {
         /// of 615 found counting them fully, 232 at 0.3, 233 at 0.1, with the same 19 returned wrongly.
         static let sureWord = 40.0
         static let unsureTrust = 0.1
+        static let joinLines = ProcessInfo.processInfo.environment["SHELFSCAN_JOIN_LINES"] != "off"
         static let joinedArticles = ["the", "el", "la", "le", "les", "los", "las", "els", "der", "die", "das", "het", "de"].map { Array($0.unicodeScalars) }
         var words: [Word] = []
         var units: [Unit] = []
@@ -163,7 +164,7 @@ public final class BookMatcher: Sendable {
                 for article in Self.joinedArticles where w.scalars.count >= article.count + 4 && w.scalars.starts(with: article) {
                     units.append(Unit(scalars: Array(w.scalars[article.count...]), first: i, count: 1))
                 }
-                if i + 1 < words.count, words[i + 1].line == w.line {
+                if i + 1 < words.count, words[i + 1].line == w.line || (Self.joinLines && words[i + 1].line == w.line + 1) {
                     units.append(Unit(scalars: w.scalars + words[i + 1].scalars, first: i, count: 2))
                 }
             }

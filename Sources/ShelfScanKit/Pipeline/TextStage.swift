@@ -278,6 +278,10 @@ struct TextStage {
         }
     }
 
+    /// `SHELFSCAN_ACROSS_ORDER=off` orders lines read across a standing spine by x as the
+    /// others (for measuring).
+    static let acrossOrder = ProcessInfo.processInfo.environment["SHELFSCAN_ACROSS_ORDER"] != "off"
+
     /// `SHELFSCAN_TRACE_LINES=1`: every spine's lines after the last reading, on stderr (`*`: a
     /// book was named from it), to see what was read where a book was missed.
     static let traceLines = ProcessInfo.processInfo.environment["SHELFSCAN_TRACE_LINES"] != nil
@@ -412,7 +416,14 @@ struct TextStage {
             for (position, r) in indices.enumerated() {
                 let horizontal = regions[r].layout == .spine
                 let sorted = perRegion[r].sorted {
-                    horizontal ? $0.box.x + $0.box.width / 2 < $1.box.x + $1.box.width / 2
+                    // Lines read across a standing spine (upright: "ALICE / IN / WONDER / LAND")
+                    // come after the ones along it, top to bottom, as a person reads them.
+                    if horizontal, Self.acrossOrder {
+                        let a = $0.quarterTurns % 2 == 0, b = $1.quarterTurns % 2 == 0
+                        if a != b { return b }
+                        if a { return $0.box.y + $0.box.height / 2 < $1.box.y + $1.box.height / 2 }
+                    }
+                    return horizontal ? $0.box.x + $0.box.width / 2 < $1.box.x + $1.box.width / 2
                         : $0.box.y + $0.box.height / 2 < $1.box.y + $1.box.height / 2
                 }
                 ordered += sorted.map { ($0, r, position) }
