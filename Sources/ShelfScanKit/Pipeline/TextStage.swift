@@ -278,9 +278,23 @@ struct TextStage {
         }
     }
 
-    /// `SHELFSCAN_ACROSS_ORDER=off` orders lines read across a standing spine by x as the
-    /// others (for measuring).
-    static let acrossOrder = ProcessInfo.processInfo.environment["SHELFSCAN_ACROSS_ORDER"] != "off"
+    /// Whether line `a` comes before `b` as a person reads a spine's lines: those along a
+    /// standing spine first, then those across it; each kind in its direction's line order
+    /// (read top to bottom, a spine's first line is its rightmost; bottom to top, its leftmost;
+    /// upright, its top one; upside down, its bottom one).
+    static func readsBefore(_ a: ReadLine, _ b: ReadLine, standing: Bool) -> Bool {
+        func along(_ l: ReadLine) -> Bool { standing && l.quarterTurns % 2 == 1 }
+        if along(a) != along(b) { return along(a) }
+        if a.quarterTurns != b.quarterTurns { return a.quarterTurns < b.quarterTurns }
+        let x = { (l: ReadLine) in Double(l.box.x) + Double(l.box.width) / 2 }
+        let y = { (l: ReadLine) in Double(l.box.y) + Double(l.box.height) / 2 }
+        switch a.quarterTurns {
+        case 1: return x(a) > x(b)
+        case 3: return x(a) < x(b)
+        case 2: return y(a) > y(b)
+        default: return y(a) < y(b)
+        }
+    }
 
     /// `SHELFSCAN_TRACE_LINES=1`: every spine's lines after the last reading, on stderr (`*`: a
     /// book was named from it), to see what was read where a book was missed.
@@ -400,7 +414,8 @@ struct TextStage {
         var best: Double { matches.first?.score ?? 0 }
     }
 
-    /// Lines in a row are ordered across it; runs of up to four lines within one region or two
+    /// Regions in a row are taken across it, each region's lines in reading order
+    /// (`readsBefore`); runs of up to four lines within one region or two
     /// neighbouring ones (a spine split by a false edge) are candidate books. The runs kept are
     /// the set that explains the most text with the best matches (weighted interval scheduling),
     /// so a title line and its author line become one book, not two.
@@ -415,17 +430,8 @@ struct TextStage {
             var ordered: [(line: ReadLine, region: Int, position: Int)] = []
             for (position, r) in indices.enumerated() {
                 let horizontal = regions[r].layout == .spine
-                let sorted = perRegion[r].sorted {
-                    // Lines read across a standing spine (upright: "ALICE / IN / WONDER / LAND")
-                    // come after the ones along it, top to bottom, as a person reads them.
-                    if horizontal, Self.acrossOrder {
-                        let a = $0.quarterTurns % 2 == 0, b = $1.quarterTurns % 2 == 0
-                        if a != b { return b }
-                        if a { return $0.box.y + $0.box.height / 2 < $1.box.y + $1.box.height / 2 }
-                    }
-                    return horizontal ? $0.box.x + $0.box.width / 2 < $1.box.x + $1.box.width / 2
-                        : $0.box.y + $0.box.height / 2 < $1.box.y + $1.box.height / 2
-                }
+                // In reading order: a title broken over two lines joins up ("WONDER / LAND").
+                let sorted = perRegion[r].sorted { Self.readsBefore($0, $1, standing: horizontal) }
                 ordered += sorted.map { ($0, r, position) }
             }
             guard !ordered.isEmpty else { continue }
