@@ -179,7 +179,7 @@ struct TextPipelineTests {
         #expect(named.0.map(\.title) == ["No, David!"])
     }
 
-    @Test("a spine's lines are matched in reading order, and a word split over two lines joins up")
+    @Test("lines across a standing spine are matched top to bottom, and a word broken over two lines joins up")
     func acrossInReadingOrder() {
         var books = [Book(title: "Alice in Wonderland", authors: ["Lewis Carroll"]), Book(title: "Alice", authors: ["Sara Shepard"]),
                      Book(title: "Land of Stories", authors: ["Chris Colfer"])]
@@ -197,17 +197,17 @@ struct TextPipelineTests {
                      ReadLine(text: "ee a", confidence: 60, box: BoundingBox(x: 150, y: 400, width: 20, height: 200), textHeight: 20, quarterTurns: 3)]
         let (found, _) = stage.match(lines: [lines.reversed()], regions: [region], coverLike: false)
         #expect(found.map(\.title) == ["Alice in Wonderland"], "\(found.map(\.title))")
-        // Along a spine read top to bottom, the first line is the rightmost: ALICE IN WONDER,
-        // then LAND to its left. Read bottom to top, the first line is the leftmost.
-        func along(_ text: String, x: Int, turns: Int) -> ReadLine {
-            ReadLine(text: text, confidence: 92, box: BoundingBox(x: x, y: 100, width: 25, height: 400), textHeight: 25, quarterTurns: turns)
+        // Along a spine, lines are taken left to right (beside the neighbouring spines' lines),
+        // and a word broken over two of them joins up: read bottom to top (1 quarter turn), ALICE
+        // IN WONDER is the leftmost line.
+        func along(_ text: String, x: Int) -> ReadLine {
+            ReadLine(text: text, confidence: 92, box: BoundingBox(x: x, y: 100, width: 25, height: 400), textHeight: 25, quarterTurns: 1)
         }
-        let down = stage.match(lines: [[along("LAND", x: 110, turns: 1), along("ALICE IN WONDER", x: 140, turns: 1)]], regions: [region], coverLike: false)
-        #expect(down.0.map(\.title) == ["Alice in Wonderland"], "\(down.0.map(\.title))")
-        let up = stage.match(lines: [[along("LAND", x: 140, turns: 3), along("ALICE IN WONDER", x: 110, turns: 3)]], regions: [region], coverLike: false)
-        #expect(up.0.map(\.title) == ["Alice in Wonderland"], "\(up.0.map(\.title))")
-        // The other way round, the halves do not meet.
-        let apart = stage.match(lines: [[along("LAND", x: 140, turns: 1), along("ALICE IN WONDER", x: 110, turns: 1)]], regions: [region], coverLike: false)
+        let joined = stage.match(lines: [[along("LAND", x: 140), along("ALICE IN WONDER", x: 110)]], regions: [region], coverLike: false)
+        #expect(joined.0.map(\.title) == ["Alice in Wonderland"], "\(joined.0.map(\.title))")
+        // Halves of a word on lines not next to each other do not join.
+        let apart = stage.match(lines: [[along("ALICE IN WONDER", x: 110), along("WE WERE", x: 125), along("LAND", x: 140)]],
+                                regions: [region], coverLike: false)
         #expect(apart.0.isEmpty, "\(apart.0.map(\.title))")
     }
 

@@ -278,22 +278,23 @@ struct TextStage {
         }
     }
 
-    /// Whether line `a` comes before `b` as a person reads a spine's lines: those along a
-    /// standing spine first, then those across it; each kind in its direction's line order
-    /// (read top to bottom, a spine's first line is its rightmost; bottom to top, its leftmost;
-    /// upright, its top one; upside down, its bottom one).
+    /// Whether line `a` comes before `b` in a region: on a standing spine, the lines along it
+    /// first, across the row (left to right, whichever way the spine reads: a line stays beside
+    /// the neighbouring region's), then the lines across it, top to bottom, as a person reads a
+    /// title stacked across a hardback's spine ("ALICE / IN / WONDER / LAND"). On a lying spine,
+    /// top to bottom.
+    /// Measured against taking the lines along a spine in their reading order too (rightmost
+    /// first when it reads top to bottom), with a word broken over two lines joined both ways
+    /// round: real shelves 386 / 407 / 21 found / returned / wrong here, 385 / 408 / 23 so (junk
+    /// joined into *Hawaii* and *Sabotaje*); in reading order, joined one way only, 385 / 412 / 27
+    /// (runs over two neighbouring spines joined lines that are not side by side).
     static func readsBefore(_ a: ReadLine, _ b: ReadLine, standing: Bool) -> Bool {
-        func along(_ l: ReadLine) -> Bool { standing && l.quarterTurns % 2 == 1 }
-        if along(a) != along(b) { return along(a) }
-        if a.quarterTurns != b.quarterTurns { return a.quarterTurns < b.quarterTurns }
-        let x = { (l: ReadLine) in Double(l.box.x) + Double(l.box.width) / 2 }
         let y = { (l: ReadLine) in Double(l.box.y) + Double(l.box.height) / 2 }
-        switch a.quarterTurns {
-        case 1: return x(a) > x(b)
-        case 3: return x(a) < x(b)
-        case 2: return y(a) > y(b)
-        default: return y(a) < y(b)
-        }
+        guard standing else { return y(a) < y(b) }
+        let x = { (l: ReadLine) in Double(l.box.x) + Double(l.box.width) / 2 }
+        func across(_ l: ReadLine) -> Bool { l.quarterTurns % 2 == 0 }
+        if across(a) != across(b) { return across(b) }
+        return across(a) ? y(a) < y(b) : x(a) < x(b)
     }
 
     /// `SHELFSCAN_TRACE_LINES=1`: every spine's lines after the last reading, on stderr (`*`: a
@@ -430,7 +431,7 @@ struct TextStage {
             var ordered: [(line: ReadLine, region: Int, position: Int)] = []
             for (position, r) in indices.enumerated() {
                 let horizontal = regions[r].layout == .spine
-                // In reading order: a title broken over two lines joins up ("WONDER / LAND").
+                // Across the row, then the lines read across the spine top to bottom.
                 let sorted = perRegion[r].sorted { Self.readsBefore($0, $1, standing: horizontal) }
                 ordered += sorted.map { ($0, r, position) }
             }
