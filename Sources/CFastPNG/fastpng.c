@@ -13,14 +13,14 @@ static pthread_once_t looked_up = PTHREAD_ONCE_INIT;
 static set_level_fn real_level = NULL;
 static set_filter_fn real_filter = NULL;
 // Set once a write has come through here (any thread).
-static volatile int interposed = 0;
+static int interposed = 0;
 
 // libpng's PNG_FILTER_NONE.
 #define FASTPNG_FILTER_NONE 0x08
 
 void shelfscan_fast_png(int on) { fast_png = on; }
 
-int shelfscan_fast_png_active(void) { return interposed; }
+int shelfscan_fast_png_active(void) { return __atomic_load_n(&interposed, __ATOMIC_RELAXED); }
 
 // The executable's definition comes first in the dynamic linker's search order, so Leptonica's
 // call lands here; libpng's own is the next one.
@@ -31,7 +31,7 @@ static void look_up(void) {
 
 void png_set_compression_level(void *png, int level) {
     pthread_once(&looked_up, look_up);
-    interposed = 1;
+    __atomic_store_n(&interposed, 1, __ATOMIC_RELAXED);
     if (real_level == NULL) return;
     if (fast_png) {
         real_level(png, 0);

@@ -415,8 +415,8 @@ struct TextStage {
         var best: Double { matches.first?.score ?? 0 }
     }
 
-    /// Regions in a row are taken across it, each region's lines in reading order
-    /// (`readsBefore`); runs of up to four lines within one region or two
+    /// Regions in a row are taken across it, each region's lines in the order of `readsBefore`;
+    /// runs of up to four lines within one region or two
     /// neighbouring ones (a spine split by a false edge) are candidate books. The runs kept are
     /// the set that explains the most text with the best matches (weighted interval scheduling),
     /// so a title line and its author line become one book, not two.
