@@ -211,6 +211,47 @@ struct TextPipelineTests {
         #expect(apart.0.isEmpty, "\(apart.0.map(\.title))")
     }
 
+    @Test("a spine reading only its author's whole name is the one work the reader owns by them, and only then")
+    func soleOwnedWork() {
+        var books = [Book(title: "The Picture of Dorian Gray", authors: ["Oscar Wilde"]),
+                     Book(title: "The Importance of Being Earnest", authors: ["Oscar Wilde"], owned: false),
+                     Book(title: "Cell", authors: ["Stephen King"]), Book(title: "Carrie", authors: ["Stephen King"]),
+                     Book(title: "The Hard Thing About Hard Things", authors: ["Ben Horowitz"]),
+                     Book(title: "Horse Under Water", authors: ["Len Deighton"], owned: false)]
+        for i in books.indices { books[i].id = Int64(i + 1) }
+        let stage = TextStage(workers: OCRWorkers(size: 1), matcher: BookMatcher(books: books), minimumScore: 0.6)
+        let regions = (0..<6).map { i in
+            TextRegion(layout: .spine, box: BoundingBox(x: 100 + 60 * i, y: 0, width: 60, height: 700), lean: 0,
+                       typicalThickness: 60, row: 0, index: i)
+        }
+        func line(_ text: String, _ r: Int, y: Int = 100, confidence: Double = 90) -> ReadLine {
+            ReadLine(text: text, confidence: confidence, box: BoundingBox(x: 110 + 60 * r, y: y, width: 30, height: 200),
+                     textHeight: 30, quarterTurns: 3)
+        }
+        // Wilde's spine (the Earnest in the catalogue is not the reader's), King's (two owned),
+        // Horowitz's name across a hardback on two lines, Deighton (owned by nobody), Wilde's
+        // name again, and a name read too doubtfully.
+        let lines = [[line("OSCAR WILDE", 0), line("Tlre Pctwe", 0, y: 400, confidence: 45)], [line("STEPHEN KING", 1)],
+                     [line("BEN", 2), line("HOROWITZ", 2, y: 140)], [line("LEN DEIGHTON", 3)], [line("OSCAR WILDE", 4)],
+                     [line("BEN HOROWITZ", 5, confidence: 40)]]
+        var findings = TextFindings()
+        stage.addSoleOwnedWorks(lines: lines, regions: regions, unnamed: Array(0..<5), into: &findings)
+        #expect(findings.books.map(\.title) == ["The Picture of Dorian Gray", "The Hard Thing About Hard Things"])
+        #expect(findings.books.allSatisfy { $0.inLibrary && $0.confidence < 0.7 }, "\(findings.books.map(\.confidence))")
+        #expect(findings.books.first?.evidence.map(\.text) == ["OSCAR WILDE"])
+        let doubtful = TextFindings()
+        var alone = doubtful
+        stage.addSoleOwnedWorks(lines: lines, regions: regions, unnamed: [5], into: &alone)
+        #expect(alone.books.isEmpty)
+        // Another book by the same author named on the photo: Wilde's spine is more likely
+        // another of his.
+        var named = TextFindings()
+        named.books = [TextStage.entity(BookMatch(book: books[1], score: 0.9, titleScore: 1, authorScore: 1, matchedText: ""),
+                                        lines: [line("THE IMPORTANCE OF BEING EARNEST", 1)], region: regions[1])]
+        stage.addSoleOwnedWorks(lines: lines, regions: regions, unnamed: [0], into: &named)
+        #expect(named.books.map(\.title) == ["The Importance of Being Earnest"])
+    }
+
     @Test("a run whose first choice went to a run over the same ink is that book read twice, not its next choice")
     func firstChoiceReadTwice() {
         var books = [Book(title: "Moving Pictures", authors: ["Terry Pratchett"]), Book(title: "Wings", authors: ["Terry Pratchett"])]

@@ -45,6 +45,9 @@ struct BookIndex: Sendable {
     /// book titled "Agatha Christie", an autobiography titled with its author's name): that name's
     /// sorted word ids. Every spine by that author reads it (`BookMatcher.score`).
     let titleName: [[Int32]?]
+    /// Per author's full name (`fullNames` key), the works (`bookKeys`) the reader owns by them:
+    /// one book index each (`BookMatcher.soleOwnedWork`).
+    let ownedWorks: [[Int32]: [Int32]]
 
     // Title trigrams -> books (compressed rows: books of trigram t are `trigramBooks[start[t]..<start[t+1]]`).
     let trigramIDs: [UInt64: Int32]
@@ -117,6 +120,14 @@ struct BookIndex: Sendable {
         var namesWithWord: [Int32: [[Int32]]] = [:]
         for name in fullNames { for w in Set(name) { namesWithWord[w, default: []].append(name) } }
         self.namesWithWord = namesWithWord
+        var ownedWorks: [[Int32]: [Int32]] = [:]
+        for (b, book) in books.enumerated() where book.owned {
+            for name in Set(authors[b].map { $0.sorted() }) where fullNames.contains(name) {
+                let works = ownedWorks[name, default: []]
+                if !works.contains(where: { keys[Int($0)] == keys[b] }) { ownedWorks[name] = works + [Int32(b)] }
+            }
+        }
+        self.ownedWorks = ownedWorks
 
         // Trigram postings, counted then filled.
         var trigramIDs: [UInt64: Int32] = [:]

@@ -213,6 +213,39 @@ public final class BookMatcher: Sendable {
         return found
     }
 
+    /// The one work the reader owns by an author whose full name `region` reads (surely: Tesseract
+    /// at `soleWorkConfidence` or more on each of its words, `soleWorkLetters` letters or more), and
+    /// the name as read; nil when it reads no such name, or the name of an author the reader owns
+    /// several works of, or names of two authors. A spine whose title was not read but whose
+    /// author's was ("WASHINGTON IRVING" above an illegible title) is most likely the one book by
+    /// them on the reader's shelves.
+    public func soleOwnedWork(for region: RegionText) -> (book: Book, name: String)? {
+        let spine = Spine(region)
+        var found: (book: Int32, name: String)?
+        // A name on one line, spelt nearly; or each word exactly, on lines of its own ("BEN" above
+        // "HOROWITZ" across a hardback).
+        let ids = spine.words.map { index.wordIDs[String(String.UnicodeScalarView($0.scalars))] }
+        var names = fullNames(in: spine).map { (words: Array($0.words), name: $0.name) }
+        for id in Set(ids.compactMap { $0 }) {
+            for name in index.namesWithWord[id] ?? [] where index.ownedWorks[name] != nil && !names.contains(where: { $0.name == name }) {
+                let at = name.compactMap { w in ids.firstIndex(of: w) }
+                if at.count == name.count { names.append((at, name)) }
+            }
+        }
+        for (words, name) in names {
+            guard let works = index.ownedWorks[name] else { continue }
+            guard works.count == 1, found == nil || found?.book == works[0] else { return nil }
+            let read = words.map { spine.words[$0] }
+            guard read.allSatisfy({ $0.confidence >= Self.soleWorkConfidence }),
+                  name.reduce(0, { $0 + index.wordScalars[Int($1)].count }) >= Self.soleWorkLetters else { continue }
+            found = (works[0], read.map { String(String.UnicodeScalarView($0.scalars)) }.joined(separator: " "))
+        }
+        return found.map { (index.books[Int($0.book)], $0.name) }
+    }
+
+    static let soleWorkConfidence = 60.0
+    static let soleWorkLetters = 7
+
     /// The full name of as many words as `run` that one of its words spells exactly and the others
     /// nearly (a letter misread: "Agatha Christle"), nil without one. Words of three letters or
     /// fewer must be exact (`WordSimilarity.credit`).
