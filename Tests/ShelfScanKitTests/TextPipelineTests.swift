@@ -211,8 +211,8 @@ struct TextPipelineTests {
         #expect(apart.0.isEmpty, "\(apart.0.map(\.title))")
     }
 
-    @Test("a spine reading only its author's whole name is the one work the reader owns by them, and only then")
-    func soleOwnedWork() {
+    @Test("a spine reading only its author's whole name is the one work the reader owns by them not named yet, and only then")
+    func ownedWorkByName() {
         var books = [Book(title: "The Picture of Dorian Gray", authors: ["Oscar Wilde"]),
                      Book(title: "The Importance of Being Earnest", authors: ["Oscar Wilde"], owned: false),
                      Book(title: "Cell", authors: ["Stephen King"]), Book(title: "Carrie", authors: ["Stephen King"]),
@@ -228,6 +228,10 @@ struct TextPipelineTests {
             ReadLine(text: text, confidence: confidence, box: BoundingBox(x: 110 + 60 * r, y: y, width: 30, height: 200),
                      textHeight: 30, quarterTurns: 3)
         }
+        func named(_ b: Int, on r: Int) -> BookEntity {
+            TextStage.entity(BookMatch(book: books[b], score: 0.9, titleScore: 1, authorScore: 1, matchedText: ""),
+                             lines: [line(books[b].title.uppercased(), r, y: 300)], region: regions[r])
+        }
         // Wilde's spine (the Earnest in the catalogue is not the reader's), King's (two owned),
         // Horowitz's name across a hardback on two lines, Deighton (owned by nobody), Wilde's
         // name again, and a name read too doubtfully.
@@ -235,21 +239,24 @@ struct TextPipelineTests {
                      [line("BEN", 2), line("HOROWITZ", 2, y: 140)], [line("LEN DEIGHTON", 3)], [line("OSCAR WILDE", 4)],
                      [line("BEN HOROWITZ", 5, confidence: 40)]]
         var findings = TextFindings()
-        stage.addSoleOwnedWorks(lines: lines, regions: regions, unnamed: Array(0..<5), into: &findings)
+        stage.addOwnedWorks(lines: lines, regions: regions, unnamed: Array(0..<5), into: &findings)
         #expect(findings.books.map(\.title) == ["The Picture of Dorian Gray", "The Hard Thing About Hard Things"])
         #expect(findings.books.allSatisfy { $0.inLibrary && $0.confidence < 0.7 }, "\(findings.books.map(\.confidence))")
         #expect(findings.books.first?.evidence.map(\.text) == ["OSCAR WILDE"])
-        let doubtful = TextFindings()
-        var alone = doubtful
-        stage.addSoleOwnedWorks(lines: lines, regions: regions, unnamed: [5], into: &alone)
-        #expect(alone.books.isEmpty)
-        // Another book by the same author named on the photo: Wilde's spine is more likely
-        // another of his.
-        var named = TextFindings()
-        named.books = [TextStage.entity(BookMatch(book: books[1], score: 0.9, titleScore: 1, authorScore: 1, matchedText: ""),
-                                        lines: [line("THE IMPORTANCE OF BEING EARNEST", 1)], region: regions[1])]
-        stage.addSoleOwnedWorks(lines: lines, regions: regions, unnamed: [0], into: &named)
-        #expect(named.books.map(\.title) == ["The Importance of Being Earnest"])
+        var doubtful = TextFindings()
+        stage.addOwnedWorks(lines: lines, regions: regions, unnamed: [5], into: &doubtful)
+        #expect(doubtful.books.isEmpty)
+        // King's other owned book named on the photo: his spine is the last one.
+        var cell = TextFindings()
+        cell.books = [named(2, on: 5)]
+        stage.addOwnedWorks(lines: lines, regions: regions, unnamed: [1], into: &cell)
+        #expect(cell.books.map(\.title) == ["Cell", "Carrie"])
+        // A book by Wilde the reader does not own named on the photo: his spine may be another
+        // of those.
+        var earnest = TextFindings()
+        earnest.books = [named(1, on: 5)]
+        stage.addOwnedWorks(lines: lines, regions: regions, unnamed: [0], into: &earnest)
+        #expect(earnest.books.map(\.title) == ["The Importance of Being Earnest"])
     }
 
     @Test("a run whose first choice went to a run over the same ink is that book read twice, not its next choice")

@@ -213,15 +213,14 @@ public final class BookMatcher: Sendable {
         return found
     }
 
-    /// The one work the reader owns by an author whose full name `region` reads (surely: Tesseract
-    /// at `soleWorkConfidence` or more on each of its words, `soleWorkLetters` letters or more), and
-    /// the name as read; nil when it reads no such name, or the name of an author the reader owns
-    /// several works of, or names of two authors. A spine whose title was not read but whose
-    /// author's was ("WASHINGTON IRVING" above an illegible title) is most likely the one book by
-    /// them on the reader's shelves.
-    public func soleOwnedWork(for region: RegionText) -> (book: Book, name: String)? {
+    /// The works the reader owns by the author whose full name `region` reads surely (Tesseract
+    /// at `nameOnlyConfidence` or more on each of its words, `nameOnlyLetters` letters or more),
+    /// and the name as read; nil when it reads no such name, or names of two such authors. A
+    /// spine whose title was not read but whose author's was ("WASHINGTON IRVING" above an
+    /// illegible title) is likely one of them (`TextStage.addOwnedWorks`).
+    public func ownedWorks(for region: RegionText) -> (books: [Book], name: String)? {
         let spine = Spine(region)
-        var found: (book: Int32, name: String)?
+        var found: (name: [Int32], read: String)?
         // A name on one line, spelt nearly; or each word exactly, on lines of its own ("BEN" above
         // "HOROWITZ" across a hardback).
         let ids = spine.words.map { index.wordIDs[String(String.UnicodeScalarView($0.scalars))] }
@@ -232,19 +231,18 @@ public final class BookMatcher: Sendable {
                 if at.count == name.count { names.append((at, name)) }
             }
         }
-        for (words, name) in names {
-            guard let works = index.ownedWorks[name] else { continue }
-            guard works.count == 1, found == nil || found?.book == works[0] else { return nil }
+        for (words, name) in names where index.ownedWorks[name] != nil {
             let read = words.map { spine.words[$0] }
-            guard read.allSatisfy({ $0.confidence >= Self.soleWorkConfidence }),
-                  name.reduce(0, { $0 + index.wordScalars[Int($1)].count }) >= Self.soleWorkLetters else { continue }
-            found = (works[0], read.map { String(String.UnicodeScalarView($0.scalars)) }.joined(separator: " "))
+            guard read.allSatisfy({ $0.confidence >= Self.nameOnlyConfidence }),
+                  name.reduce(0, { $0 + index.wordScalars[Int($1)].count }) >= Self.nameOnlyLetters else { continue }
+            guard found == nil || found?.name == name else { return nil }
+            found = (name, read.map { String(String.UnicodeScalarView($0.scalars)) }.joined(separator: " "))
         }
-        return found.map { (index.books[Int($0.book)], $0.name) }
+        return found.map { f in (index.ownedWorks[f.name]!.map { index.books[Int($0)] }, f.read) }
     }
 
-    static let soleWorkConfidence = 60.0
-    static let soleWorkLetters = 7
+    static let nameOnlyConfidence = 60.0
+    static let nameOnlyLetters = 7
 
     /// The full name of as many words as `run` that one of its words spells exactly and the others
     /// nearly (a letter misread: "Agatha Christle"), nil without one. Words of three letters or

@@ -267,7 +267,7 @@ struct TextStage {
             }
             try readSparse(with: second)
         }
-        if Self.soleWorks { addSoleOwnedWorks(lines: lines, regions: regions, unnamed: unnamed([.spine, .lyingSpine]), into: &findings) }
+        if Self.nameOnly { addOwnedWorks(lines: lines, regions: regions, unnamed: unnamed([.spine, .lyingSpine]), into: &findings) }
         findings.regions = regions
         findings.lines = lines.flatMap { $0 }
         if Self.traceLines {
@@ -280,26 +280,29 @@ struct TextStage {
     }
 
     /// Spines that named no book, though their author's full name was read on them surely: the
-    /// one work the reader owns by that author (`BookMatcher.soleOwnedWork`), at `soleWorkScore`,
-    /// unless the photo already named it or another book by that author (a series on the
-    /// shelf: the spine is more likely one of the works not owned). Each spine's name lines are
-    /// its evidence. Author-only reads were the second commonest miss on the real shelves (75 of
-    /// 229 books missed read their author's name and no title word): classics whose spines print
-    /// the author big ("OSCAR WILDE"), titles in small or fancy letters.
-    func addSoleOwnedWorks(lines: [[ReadLine]], regions: [TextRegion], unnamed: [Int], into findings: inout TextFindings) {
-        func names(_ book: BookEntity) -> [[String]] { book.authors.map { MatchText.authorWords($0).sorted() } }
+    /// one work the reader owns by that author that the photo has not named yet
+    /// (`BookMatcher.ownedWorks`: the only one they own, or the last of several), at
+    /// `nameOnlyScore`. Not when the photo named a book by that author the reader does not own:
+    /// the shelf holds works of theirs besides the reader's, and the spine may be one of those.
+    /// Each spine's lines with the name are its evidence. Author-only reads were the second
+    /// commonest miss on the real shelves (75 of 229 books missed read their author's name and no
+    /// title word): classics whose spines print the author big ("OSCAR WILDE"), titles in small
+    /// or fancy letters.
+    func addOwnedWorks(lines: [[ReadLine]], regions: [TextRegion], unnamed: [Int], into findings: inout TextFindings) {
+        func names(_ authors: [String]) -> Set<[String]> { Set(authors.map { MatchText.authorWords($0).sorted() }) }
         var found = findings.books
         for r in unnamed {
             let onSpine = lines[r].filter { regions[r].holds($0.box) }
-            guard !onSpine.isEmpty, let (book, name) = matcher.soleOwnedWork(for: Self.regionText(onSpine)) else { continue }
-            let authors = Set(book.authors.map { MatchText.authorWords($0).sorted() })
-            guard !found.contains(where: { f in
-                !authors.isDisjoint(with: names(f)) || (book.id != nil && f.libraryId == book.id)
-                    || (book.isbn13 != nil && f.isbn13 == book.isbn13)
-            }) else { continue }
+            guard !onSpine.isEmpty, let (works, name) = matcher.ownedWorks(for: Self.regionText(onSpine)), let first = works.first else { continue }
+            let author = works.dropFirst().reduce(names(first.authors)) { $0.intersection(names($1.authors)) }
+            guard !found.contains(where: { !$0.inLibrary && !author.isDisjoint(with: names($0.authors)) }) else { continue }
+            let left = works.filter { w in
+                !found.contains { f in (w.id != nil && f.libraryId == w.id) || (w.isbn13 != nil && f.isbn13 == w.isbn13) }
+            }
+            guard left.count == 1 else { continue }
             let nameWords = Set(MatchText.words(name))
             let evidence = onSpine.filter { !nameWords.isDisjoint(with: MatchText.words($0.text)) }
-            let match = BookMatch(book: book, score: Self.soleWorkScore, titleScore: 0, authorScore: 1, matchedText: name)
+            let match = BookMatch(book: left[0], score: Self.nameOnlyScore, titleScore: 0, authorScore: 1, matchedText: name)
             found.append(Self.entity(match, lines: evidence.isEmpty ? onSpine : evidence, region: regions[r]))
         }
         guard found.count > findings.books.count else { return }
@@ -308,11 +311,11 @@ struct TextStage {
         findings.books = found.sorted { $0.confidence > $1.confidence }
     }
 
-    /// The match score of a book named by its author's name alone (`addSoleOwnedWorks`).
-    static let soleWorkScore = 0.6
+    /// The match score of a book named by its author's name alone (`addOwnedWorks`).
+    static let nameOnlyScore = 0.6
 
-    /// `SHELFSCAN_SOLE_WORKS=off`: a spine naming only its author names no book.
-    static let soleWorks = ProcessInfo.processInfo.environment["SHELFSCAN_SOLE_WORKS"] != "off"
+    /// `SHELFSCAN_NAME_ONLY=off`: a spine naming only its author names no book.
+    static let nameOnly = ProcessInfo.processInfo.environment["SHELFSCAN_NAME_ONLY"] != "off"
 
     /// Whether line `a` comes before `b` in a region: on a standing spine, the lines along it
     /// first, across the row (left to right, whichever way the spine reads: a line stays beside
