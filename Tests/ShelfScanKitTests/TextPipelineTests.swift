@@ -251,6 +251,12 @@ struct TextPipelineTests {
         cell.books = [named(2, on: 5)]
         stage.addOwnedWorks(lines: lines, regions: regions, unnamed: [1], into: &cell)
         #expect(cell.books.map(\.title) == ["Cell", "Carrie"])
+        // Not from the named book's own name line, read again by an overlapping window.
+        var again = TextFindings()
+        again.books = [TextStage.entity(BookMatch(book: books[2], score: 0.9, titleScore: 1, authorScore: 1, matchedText: ""),
+                                        lines: [line("CELL", 5, y: 600), line("STEPHEN KING", 5, y: 300)], region: regions[5])]
+        stage.addOwnedWorks(lines: [[], [], [], [], [], [line("STEPHEN KING", 5, y: 300)]], regions: regions, unnamed: [5], into: &again)
+        #expect(again.books.map(\.title) == ["Cell"])
         // A book by Wilde the reader does not own named on the photo: his spine may be another
         // of those.
         var earnest = TextFindings()

@@ -267,7 +267,7 @@ struct TextStage {
             }
             try readSparse(with: second)
         }
-        if Self.nameOnly { addOwnedWorks(lines: lines, regions: regions, unnamed: unnamed([.spine, .lyingSpine]), into: &findings) }
+        if Self.nameOnly, findings.books.count >= Self.shelfBooks { addOwnedWorks(lines: lines, regions: regions, unnamed: unnamed([.spine, .lyingSpine]), into: &findings) }
         findings.regions = regions
         findings.lines = lines.flatMap { $0 }
         if Self.traceLines {
@@ -284,7 +284,10 @@ struct TextStage {
     /// (`BookMatcher.ownedWorks`: the only one they own, or the last of several), at
     /// `nameOnlyScore`. Not when the photo named a book by that author the reader does not own:
     /// the shelf holds works of theirs besides the reader's, and the spine may be one of those.
-    /// Each spine's lines with the name are its evidence. Author-only reads were the second
+    /// Only on photos where spines named `shelfBooks` books (a front cover read as lying lines
+    /// names its book from the title and reads the author's name apart: the reader's other book
+    /// by that author is not on it), never from a name line over a named book's own. Each spine's
+    /// lines with the name are its evidence. Author-only reads were the second
     /// commonest miss on the real shelves (75 of 229 books missed read their author's name and no
     /// title word): classics whose spines print the author big ("OSCAR WILDE"), titles in small
     /// or fancy letters.
@@ -302,6 +305,12 @@ struct TextStage {
             guard left.count == 1 else { continue }
             let nameWords = Set(MatchText.words(name))
             let evidence = onSpine.filter { !nameWords.isDisjoint(with: MatchText.words($0.text)) }
+            // The name read again by an overlapping window, over a named book's own name line.
+            guard !found.contains(where: { f in
+                f.evidence.contains { e in
+                    !nameWords.isDisjoint(with: MatchText.words(e.text)) && evidence.contains { RegionReader.overlap($0.box, e.box) > 0.5 }
+                }
+            }) else { continue }
             let match = BookMatch(book: left[0], score: Self.nameOnlyScore, titleScore: 0, authorScore: 1, matchedText: name)
             found.append(Self.entity(match, lines: evidence.isEmpty ? onSpine : evidence, region: regions[r]))
         }
