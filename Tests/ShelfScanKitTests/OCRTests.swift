@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CLeptonica
 @testable import ShelfScanKit
 
 /// Printed text in the Odyssey back cover (SampleImages/barcodes/isbn-odyssey-ean5-clean.png,
@@ -34,6 +35,29 @@ struct OCRTests {
             #expect(line.box.x >= 0 && line.box.x + line.box.width <= OCRSample.priceLabel.width)
             #expect(line.box.y >= 0 && line.box.y + line.box.height <= OCRSample.priceLabel.height)
         }
+    }
+
+    @Test("lettering in a colour as light as its ground reads through the darkest channel, not by luminance")
+    func darkestChannel() throws {
+        // The price label recoloured: yellow ink (255, 255, 0) on a gray ground (204, 204, 204),
+        // both of luminance 204 by Leptonica's weights (0.3, 0.5, 0.2); edges mixed in between.
+        let gray = try OCRSample.crop(OCRSample.priceLabel).grayBytes()
+        let pix = try #require(pixCreate(Int32(gray.width), Int32(gray.height), 32))
+        for y in 0..<gray.height {
+            for x in 0..<gray.width {
+                let ground = Double(gray.pixels[y * gray.width + x]) / 255
+                func mix(_ ink: Double) -> Int32 { Int32((ink + (204 - ink) * ground).rounded()) }
+                var value: UInt32 = 0
+                composeRGBPixel(mix(255), mix(255), mix(0), &value)
+                pixSetPixel(pix, Int32(x), Int32(y), value)
+            }
+        }
+        let colour = PixImage(owning: pix)
+        let engine = try TesseractEngine(tessdata: Fixtures.models)
+        let darkest = OCRSample.text(try engine.recognize(try colour.darkestChannel(), layout: .block))
+        let luminance = OCRSample.text(try engine.recognize(try colour.grayscale(), layout: .block))
+        #expect(darkest.localizedCaseInsensitiveContains("CLASSICS"), "read: \(darkest)")
+        #expect(!luminance.localizedCaseInsensitiveContains("CLASSICS"), "read: \(luminance)")
     }
 
     @Test("reads the ISBN line as one line")

@@ -56,6 +56,14 @@ public final class PixImage: @unchecked Sendable {
         return try derived("grayscale") { pixConvertTo8($0, 0) }
     }
 
+    /// An 8-bit grayscale version from each pixel's darkest channel (colour images; others as
+    /// `grayscale()`): lettering in a colour on a pale ground (orange on cream, yellow on white),
+    /// whose luminance is near the ground's, comes out dark on light.
+    public func darkestChannel() throws(ShelfScanError) -> PixImage {
+        if depth == 32 { return try derived("darkest channel") { pixConvertRGBToGrayMinMax($0, Int32(L_CHOOSE_MIN)) } }
+        return try grayscale()
+    }
+
     /// The part of the image inside `box` (clamped to the image).
     public func cropped(to box: BoundingBox) throws(ShelfScanError) -> PixImage {
         let x = max(0, box.x), y = max(0, box.y)

@@ -98,6 +98,8 @@ public struct RegionReader: Sendable {
     /// A last reading through an unsharp mask for spines where letters were seen but nothing was
     /// read confidently (`SHELFSCAN_SHARPEN=off` to compare).
     public var sharpenedRetry = ProcessInfo.processInfo.environment["SHELFSCAN_SHARPEN"] != "off"
+    /// Crops turned gray by each pixel's darkest channel instead of luminance (`PixImage.darkestChannel`).
+    public var darkestChannel = false
 
     public init() {}
 
@@ -109,9 +111,7 @@ public struct RegionReader: Sendable {
     public func read(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
                      votes: DirectionVotes? = nil, all: Bool = false) throws(ShelfScanError) -> [ReadLine] {
         let p = try prepare(region, in: image)
-        // One spine (not several whose edges went unseen) can only read one way.
-        let across = region.layout == .lyingSpine ? Double(region.box.height) : Double(region.box.width)
-        let single = region.layout != .cover && across <= region.typicalThickness * 1.4
+        let single = Self.isSingle(region)
         var turns = region.quarterTurns
         if let preferred = votes?.preferred(among: turns) { turns.sort { a, _ in a == preferred } }
         // Letters on the spine read too badly to keep a line: the directions they were read in,
@@ -292,6 +292,22 @@ public struct RegionReader: Sendable {
                         offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global,
                         tag: "-sparse", page: .sparse)
             .filter { region.holds($0.box) && $0.text.filter(\.isLetter).count >= Self.sparseLineLetters }
+            .map { $0.inside(width: image.width, height: image.height) }
+    }
+
+    /// Whether `region` holds one spine (not several whose edges went unseen): it can only read
+    /// one way.
+    static func isSingle(_ region: TextRegion) -> Bool {
+        let across = region.layout == .lyingSpine ? Double(region.box.height) : Double(region.box.width)
+        return region.layout != .cover && across <= region.typicalThickness * 1.4
+    }
+
+    /// The region's crop read once, as the first reading does, in `turns` (no retries).
+    public func readOnce(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
+                         turns: [Int], tag: String) throws(ShelfScanError) -> [ReadLine] {
+        let p = try prepare(region, in: image)
+        return try read(p.sized, turns: turns, single: Self.isSingle(region), region: region, factor: p.factor,
+                        offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global, tag: tag)
             .map { $0.inside(width: image.width, height: image.height) }
     }
 
@@ -509,7 +525,8 @@ public struct RegionReader: Sendable {
     /// The region cut from `image` in gray and turned back upright by its lean (white comes in
     /// at the corners), with what the turn added to each side (x, y).
     func upright(_ region: TextRegion, in image: PixImage, leastTurn: Double = 1.5) throws(ShelfScanError) -> (PixImage, Double, Double) {
-        var gray = try image.cropped(to: region.box).grayscale()
+        let crop = try image.cropped(to: region.box)
+        var gray = try darkestChannel ? crop.darkestChannel() : crop.grayscale()
         if stretchContrast, region.layout != .cover, let range = try Self.dimRange(of: gray, region: region) {
             gray = try gray.stretched(black: range.black, white: range.white)
         }
