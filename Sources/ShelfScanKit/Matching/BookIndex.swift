@@ -46,7 +46,7 @@ struct BookIndex: Sendable {
     /// sorted word ids. Every spine by that author reads it (`BookMatcher.score`).
     let titleName: [[Int32]?]
     /// Per author's full name (`fullNames` key), the works (`bookKeys`) the reader owns by them:
-    /// one book index each (`BookMatcher.soleOwnedWork`).
+    /// one book index each (`BookMatcher.ownedWorks`).
     let ownedWorks: [[Int32]: [Int32]]
 
     // Title trigrams -> books (compressed rows: books of trigram t are `trigramBooks[start[t]..<start[t+1]]`).
