@@ -65,6 +65,8 @@ public struct OCRPage: Codable, Sendable {
 /// only one task holds it at a time.
 public final class TesseractEngine: @unchecked Sendable {
     private let api: OpaquePointer
+    /// Recognitions run so far (what a reading strategy costs, in tests and traces).
+    public private(set) var recognitions = 0
 
     /// Loads the `eng` model from `tessdata`. The corresponding C function is `TessBaseAPIInit3`.
     public init(tessdata: String, language: String = ModelLocator.language) throws(ShelfScanError) {
@@ -136,6 +138,7 @@ public final class TesseractEngine: @unchecked Sendable {
 
     private func recognize(_ pix: UnsafeMutablePointer<Pix>, width: Int, height: Int, layout: PageLayout,
                            thresholding: Thresholding, deadline: Int?) throws(ShelfScanError) -> OCRPage {
+        recognitions += 1
         TessBaseAPISetPageSegMode(api, layout.mode)
         TessBaseAPISetVariable(api, "thresholding_method", thresholding == .global ? "0" : "2")
         TessBaseAPISetImage2(api, pix)

@@ -280,7 +280,7 @@ struct TextStage {
         if Self.secondModel != "off", findings.books.count >= Self.shelfBooks, let second = workers.second {
             let votes = sureDirections()
             try readAgain("second", unnamedWithLetters(all: Self.secondModel == "all"), keepingBest: true, with: second) { [reader] region, _, engine throws(ShelfScanError) in
-                try reader.read(region, in: image, engine: engine, votes: votes)
+                try reader.read(region, in: image, engine: engine, votes: votes, mayBeBlank: Self.secondModel == "all")
             }
             try readSparse(with: second)
         }
