@@ -56,6 +56,19 @@ struct MatchTextTests {
         #expect(MatchText.title("Dune", subtitle: "Deluxe Edition").extra == ["deluxe", "edition"])
     }
 
+    @Test("a subtitle of enough telling words can stand for its book; a generic one cannot")
+    func subtitleTitles() {
+        #expect(MatchText.subtitleTitle("Squeak: Open Personal Computing and Multimedia", subtitle: nil)
+            == ["open", "personal", "computing", "and", "multimedia"])
+        #expect(MatchText.subtitleTitle("Twelve Patients: Life and Death at Bellevue Hospital (Medicine)", subtitle: nil)
+            == ["life", "and", "death", "at", "bellevue", "hospital"])
+        #expect(MatchText.subtitleTitle("Whatever", subtitle: "The Hidden Forces That Shape Our Decisions")
+            == ["hidden", "forces", "that", "shape", "our", "decisions"])
+        #expect(MatchText.subtitleTitle("Gone Girl: A Novel", subtitle: nil).isEmpty)
+        #expect(MatchText.subtitleTitle("Wolf Hall", subtitle: nil).isEmpty)
+        #expect(MatchText.subtitleTitle("Walking the Munros: Vol 2", subtitle: nil).isEmpty)
+    }
+
     @Test("a full stop after a word, before a capital, starts a subtitle; abbreviations and initials do not")
     func periodSubtitles() {
         let gedeelde = MatchText.title("Gedeelde Ruimte. Het Waddengebied in dertig ontmoetingen")
@@ -281,6 +294,32 @@ struct BookMatcherTests {
         #expect(everett.book.title == "James" && everett.score >= 0.6)
         // Words no name uses keep their weight.
         #expect((top(spine("FIRESTARTER"))?.score ?? 0) >= 0.6)
+    }
+
+    @Test("a spine printing only its subtitle names the book, unless another work has that subtitle")
+    func subtitleAlone() throws {
+        var books = [
+            Book(title: "Squeak: Open Personal Computing and Multimedia", authors: ["Mark Guzdial"]),
+            Book(title: "Philosophy: A Very Short History of Modern Ideas", authors: ["Ann Author"]),
+            Book(title: "Theology: A Very Short History of Modern Ideas", authors: ["Ben Author"]),
+            Book(title: "Gone Girl: A Novel", authors: ["Gillian Flynn"]),
+            Book(title: "Personal", authors: ["Lee Child"]),
+        ]
+        for i in books.indices { books[i].id = Int64(i + 1) }
+        let matcher = BookMatcher(books: books)
+        #expect(matcher.count == books.count)
+        let squeak = try #require(matcher.matches(for: spine("OPEN PERSONAL COMPUTING", "AND MULTIMEDIA")).first)
+        #expect(squeak.book.title == "Squeak: Open Personal Computing and Multimedia")
+        #expect(squeak.score >= 0.6)
+        // The title and the subtitle read together: the book once, at least as surely.
+        let both = matcher.matches(for: spine("SQUEAK", "OPEN PERSONAL COMPUTING AND MULTIMEDIA"))
+        #expect(both.first?.book.title == squeak.book.title)
+        #expect(both.filter { $0.book.title == squeak.book.title }.count == 1)
+        // Two works share the subtitle: it says neither.
+        #expect((matcher.matches(for: spine("A VERY SHORT HISTORY OF MODERN IDEAS")).first?.score ?? 0) < 0.6)
+        #expect((matcher.matches(for: spine("A NOVEL")).first?.score ?? 0) < 0.6)
+        // One word of a subtitle is not the book.
+        #expect(matcher.matches(for: spine("PERSONAL")).first?.book.title != squeak.book.title)
     }
 
     @Test("a title inside a longer one loses to the longer title the spine shows in full")

@@ -62,8 +62,58 @@ struct BookIndex: Sendable {
     let authorBooks: [Int32]
     let authorWeight: [Float]
 
-    init(books: [Book]) {
+    /// Distinct books (`books` also holds a second entry for each book that a subtitle can stand for).
+    let distinctBooks: Int
+    /// Per entry, whether it is a book under its subtitle (`MatchText.subtitleTitle`).
+    let subtitleEntry: [Bool]
+
+    init(books given: [Book]) {
+        // Each book, and again under its subtitle where a spine may print that alone
+        // (`MatchText.subtitleTitle`): the subtitle is the second entry's core title, the title
+        // its extra words. Only subtitles no other work has as subtitle or title: "A Very Short
+        // Introduction" says which series, not which book.
+        var titles = given.map { MatchText.title($0.title, subtitle: $0.subtitle) }
+        var books = given
+        // The work each entry is (a subtitle's entry is its book's work).
+        var workOf = titles.map(\.work)
+        if MatchText.subtitleWords > 0 {
+            let aliases = given.map { MatchText.subtitleTitle($0.title, subtitle: $0.subtitle) }
+            var works: [String: Set<String>] = [:]
+            for (t, book) in zip(titles, given) { works[t.core.joined(separator: " "), default: []].insert(t.work + "|" + (book.authors.first ?? "")) }
+            for (a, (t, book)) in zip(aliases, zip(titles, given)) where !a.isEmpty {
+                works[a.joined(separator: " "), default: []].insert(t.work + "|" + (book.authors.first ?? ""))
+            }
+            // Nor subtitles naming other works ("4-Book Boxed Set: The Hobbit and The Lord of the
+            // Rings", "Three Novels: ..."): none may hold another title of two words or more.
+            let longTitles = Set(titles.filter { $0.core.count >= 2 }.map { $0.core.joined(separator: " ") })
+            // Nor subtitles holding an author's name ("Haunted Heart: The Life and Times of Stephen
+            // King"): every spine of that author's reads it.
+            let authorNames = Set(given.flatMap { $0.authors.prefix(3) }.map { MatchText.authorWords($0) }
+                .filter { (2...3).contains($0.count) }.map { $0.joined(separator: " ") })
+            func namesAnother(_ a: [String]) -> Bool {
+                for length in 2...3 where a.count >= length {
+                    for start in 0...(a.count - length) where authorNames.contains(a[start..<(start + length)].joined(separator: " ")) {
+                        return true
+                    }
+                }
+                guard a.count > 2 else { return false }
+                for length in 2..<a.count {
+                    for start in 0...(a.count - length) where longTitles.contains(a[start..<(start + length)].joined(separator: " ")) {
+                        return true
+                    }
+                }
+                return false
+            }
+            for (i, a) in aliases.enumerated() where !a.isEmpty && works[a.joined(separator: " ")]?.count == 1 && !namesAnother(a) {
+                let t = titles[i]
+                books.append(given[i])
+                titles.append(MatchText.Title(core: a, extra: t.core + t.extra, volume: t.volume))
+                workOf.append(t.work)
+            }
+        }
         self.books = books
+        self.distinctBooks = given.count
+        self.subtitleEntry = books.indices.map { $0 >= given.count }
         var wordIDs: [String: Int32] = [:]
         var wordScalars: [[Unicode.Scalar]] = []
         func intern(_ w: String) -> Int32 {
@@ -75,8 +125,7 @@ struct BookIndex: Sendable {
         }
         var core: [[Int32]] = [], extra: [[Int32]] = [], authors: [[[Int32]]] = [], keys: [String] = []
         core.reserveCapacity(books.count); extra.reserveCapacity(books.count); authors.reserveCapacity(books.count)
-        for book in books {
-            let t = MatchText.title(book.title, subtitle: book.subtitle)
+        for ((book, t), work) in zip(zip(books, titles), workOf) {
             core.append(t.core.map(intern))
             extra.append(t.extra.map(intern))
             let names = book.authors.prefix(3).map { MatchText.authorWords($0).map(intern) }.filter { !$0.isEmpty }
@@ -85,14 +134,15 @@ struct BookIndex: Sendable {
             let surname = names.first.map { n in n.map { wordScalars[Int($0)] }.max { $0.count < $1.count }.map { String(String.UnicodeScalarView($0)) } ?? "" } ?? ""
             // One work, whatever the edition: "&" reads as nothing, so "and" does not count; a
             // volume number makes another book (`MatchText.Title.work`).
-            keys.append(t.work + "|" + surname)
+            keys.append(work + "|" + surname)
         }
         self.wordIDs = wordIDs
         self.wordScalars = wordScalars
         self.wordEvidence = wordScalars.map { Self.evidence(String(String.UnicodeScalarView($0))) }
         var inTitles = [Int](repeating: 0, count: wordScalars.count), inNames = inTitles
-        for c in core { for w in Set(c) { inTitles[Int(w)] += 1 } }
-        for a in authors { for w in Set(a.joined()) { inNames[Int(w)] += 1 } }
+        // Statistics over the books' own titles: subtitle entries change no other book's score.
+        for c in core.prefix(given.count) { for w in Set(c) { inTitles[Int(w)] += 1 } }
+        for a in authors.prefix(given.count) { for w in Set(a.joined()) { inNames[Int(w)] += 1 } }
         self.titleWeight = zip(inTitles, inNames).map { t, n in
             n > t ? max(0.5, Double(t) / Double(t + n)) : 1
         }
@@ -102,9 +152,11 @@ struct BookIndex: Sendable {
         self.authors = authors
         self.bookKeys = keys
         var works: [[Int32]: Set<String>] = [:]
-        for (c, k) in zip(core, keys) { works[c, default: []].insert(k) }
-        self.uniqueTitle = core.map { works[$0]?.count == 1 }
-        self.seriesWords = Self.seriesPrefixes(core: core, keys: keys, words: wordScalars, evidence: wordEvidence)
+        for (c, k) in zip(core.prefix(given.count), keys) { works[c, default: []].insert(k) }
+        self.uniqueTitle = core.map { works[$0].map { $0.count == 1 } ?? true }
+        self.seriesWords = Self.seriesPrefixes(core: Array(core.prefix(given.count)), keys: Array(keys.prefix(given.count)),
+                                               words: wordScalars, evidence: wordEvidence)
+            + [Int](repeating: 0, count: core.count - given.count)
         self.titleNameWords = zip(core, authors).map { BookMatcher.ownNameWords(core: $0, authors: $1, words: wordScalars) }
         // Names only: words of two or more letters ("Kershaw, Ian, 1943-" carries its dates).
         let fullNames = Set(authors.flatMap { $0 }.filter { name in
@@ -162,7 +214,7 @@ struct BookIndex: Sendable {
                 fill[t] += 1
             }
         }
-        let n = Float(max(1, books.count))
+        let n = Float(max(1, given.count))
         let weights = counts.map { logf(1 + n / Float($0)) }
         var norm = [Float](repeating: 1, count: books.count)
         for b in 0..<books.count {
@@ -179,7 +231,8 @@ struct BookIndex: Sendable {
         // Author word postings.
         var authorCounts = [Int32](repeating: 0, count: wordScalars.count)
         var authorPairs: [(Int32, Int32)] = []
-        for (b, names) in authors.enumerated() {
+        // A book's own entry only: its name brings the book in, not its subtitle entry too.
+        for (b, names) in authors.prefix(given.count).enumerated() {
             var seen = Set<Int32>()
             for name in names { for w in name where wordScalars[Int(w)].count >= 3 && seen.insert(w).inserted {
                 authorCounts[Int(w)] += 1
@@ -260,7 +313,7 @@ struct BookIndex: Sendable {
         var acc = [Float](repeating: 0, count: books.count)
         var touched: [Int32] = []
         // Trigrams in a twentieth of all titles (`the`, `ing`) cost time and say little.
-        let common = Int32(max(64, books.count / 20))
+        let common = Int32(max(64, distinctBooks / 20))
         var last: UInt64 = .max
         for g in grams where g != last {
             last = g

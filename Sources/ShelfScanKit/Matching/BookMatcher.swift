@@ -61,6 +61,8 @@ public final class BookMatcher: Sendable {
     /// Do*; a common surname alone says less). With the whole-name share (0 before 2026-11-24)
     /// the real shelves found 252 of 615 books instead of 239, for one more returned wrongly.
     static let authorBonus = 0.3
+    /// Title coverage a subtitle entry needs to name its book.
+    static let subtitleCoverage = 0.85
     static let wholeNameBonus = 0.3
 
     /// Every book in `library`, owned and reference-catalogue rows alike.
@@ -73,7 +75,7 @@ public final class BookMatcher: Sendable {
     }
 
     /// Number of books matched against.
-    public var count: Int { index.books.count }
+    public var count: Int { index.distinctBooks }
 
     /// The books `region` may be, best first, each above `floor`; one entry per distinct book
     /// (an owned copy wins over a catalogue row of the same title and author).
@@ -520,6 +522,12 @@ public final class BookMatcher: Sendable {
         if Self.titleNames, score > 0.3, index.titleName[b] != nil, otherThanTitle < Self.sureNameCredit {
             return nil
         }
+
+        // A subtitle standing for its book (`BookIndex.subtitleEntry`) must be read nearly whole:
+        // its words are common ones, and part of one beside the author's name is another of their
+        // books ("THE LIFE AND TIMES OF THE THUNDERBOLT KID BILL BRYSON" is not *At Home: A Short
+        // History of Private Life*).
+        if index.subtitleEntry[b], coverage < Self.subtitleCoverage { return nil }
 
         var matched: [String] = []
         for (i, word) in spine.words.enumerated() where spineCredit[i] > 0 && spineUsed[i] {

@@ -93,6 +93,32 @@ public enum MatchText {
     /// `SHELFSCAN_PERIOD_SUBTITLE=off`: a title's subtitle starts only after a colon (as before 2026-11-25).
     static let periodSubtitles = ProcessInfo.processInfo.environment["SHELFSCAN_PERIOD_SUBTITLE"] != "off"
 
+    /// A subtitle that a spine may print in place of its title ("The pi-calculus: A Theory of
+    /// Mobile Processes", its main title set as a logo): the subtitle's words (the `subtitle`
+    /// field's, else those after the title's first colon, to the next separator or bracket),
+    /// without a leading article, when three or more of them are words of three letters or more
+    /// that are not common ones. Empty otherwise (no subtitle, or a generic one such as "A Novel").
+    public static func subtitleTitle(_ title: String, subtitle: String?) -> [String] {
+        var text: String
+        if let subtitle, !subtitle.trimmingCharacters(in: .whitespaces).isEmpty {
+            text = subtitle
+        } else {
+            guard let colon = title.firstIndex(of: ":") else { return [] }
+            text = String(title[title.index(after: colon)...])
+            for stop in [" / ", " = ", " ; ", ":", "(", "["] {
+                if let r = text.range(of: stop) { text = String(text[..<r.lowerBound]) }
+            }
+        }
+        var w = words(text)
+        if w.count > 1, articles.contains(w[0]) { w.removeFirst() }
+        let telling = w.filter { $0.count >= 3 && !commonWords.contains($0) && !$0.allSatisfy(\.isNumber) }
+        return telling.count >= subtitleWords ? w : []
+    }
+
+    /// Telling words a subtitle needs to stand for its book (`subtitleTitle`); 0 turns it off
+    /// (`SHELFSCAN_SUBTITLE_WORDS`).
+    static let subtitleWords = Int(ProcessInfo.processInfo.environment["SHELFSCAN_SUBTITLE_WORDS"] ?? "") ?? 3
+
     /// Author name words, without life dates ("Bunge, Mario, 1919-2020" is `bunge mario`).
     public static func authorWords(_ name: String) -> [String] {
         words(name).filter { !$0.allSatisfy(\.isNumber) }
