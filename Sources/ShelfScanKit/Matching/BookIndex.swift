@@ -64,8 +64,9 @@ struct BookIndex: Sendable {
 
     /// Distinct books (`books` also holds a second entry for each book that a subtitle can stand for).
     let distinctBooks: Int
-    /// Per entry, whether it is a book under its subtitle (`MatchText.subtitleTitle`).
-    let subtitleEntry: [Bool]
+    /// Whether entry `b` is a book under its subtitle (`MatchText.subtitleTitle`): those come
+    /// after the books' own entries.
+    func isSubtitleEntry(_ b: Int) -> Bool { b >= distinctBooks }
 
     init(books given: [Book]) {
         // Each book, and again under its subtitle where a spine may print that alone
@@ -91,15 +92,10 @@ struct BookIndex: Sendable {
             let authorNames = Set(given.flatMap { $0.authors.prefix(3) }.map { MatchText.authorWords($0) }
                 .filter { (2...3).contains($0.count) }.map { $0.joined(separator: " ") })
             func namesAnother(_ a: [String]) -> Bool {
-                for length in 2...3 where a.count >= length {
-                    for start in 0...(a.count - length) where authorNames.contains(a[start..<(start + length)].joined(separator: " ")) {
-                        return true
-                    }
-                }
-                guard a.count > 2 else { return false }
-                for length in 2..<a.count {
-                    for start in 0...(a.count - length) where longTitles.contains(a[start..<(start + length)].joined(separator: " ")) {
-                        return true
+                for length in 2...max(2, a.count) {
+                    for start in 0...max(0, a.count - length) {
+                        let run = a[start..<min(a.count, start + length)].joined(separator: " ")
+                        if (length <= 3 && authorNames.contains(run)) || (length < a.count && longTitles.contains(run)) { return true }
                     }
                 }
                 return false
@@ -113,7 +109,6 @@ struct BookIndex: Sendable {
         }
         self.books = books
         self.distinctBooks = given.count
-        self.subtitleEntry = books.indices.map { $0 >= given.count }
         var wordIDs: [String: Int32] = [:]
         var wordScalars: [[Unicode.Scalar]] = []
         func intern(_ w: String) -> Int32 {

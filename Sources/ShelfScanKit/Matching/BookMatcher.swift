@@ -523,11 +523,11 @@ public final class BookMatcher: Sendable {
             return nil
         }
 
-        // A subtitle standing for its book (`BookIndex.subtitleEntry`) must be read nearly whole:
+        // A subtitle standing for its book (`BookIndex.isSubtitleEntry`) must be read nearly whole:
         // its words are common ones, and part of one beside the author's name is another of their
         // books ("THE LIFE AND TIMES OF THE THUNDERBOLT KID BILL BRYSON" is not *At Home: A Short
         // History of Private Life*).
-        if index.subtitleEntry[b], coverage < Self.subtitleCoverage { return nil }
+        if index.isSubtitleEntry(b), coverage < Self.subtitleCoverage { return nil }
 
         var matched: [String] = []
         for (i, word) in spine.words.enumerated() where spineCredit[i] > 0 && spineUsed[i] {

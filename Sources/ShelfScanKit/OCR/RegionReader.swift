@@ -131,6 +131,12 @@ public struct RegionReader: Sendable {
         // The photo's usual direction alone once it has one (most spines read one way), asked
         // when a retry starts: the other workers' spines keep voting meanwhile.
         func usualTurns() -> [Int] { votes?.preferred(among: turns) != nil ? Array(turns.prefix(1)) : turns }
+        // What the reading returns: the best of the lines (every line when `all`), the sure ones voting.
+        func finished() -> [ReadLine] {
+            let kept = Self.keepBest(lines).map { $0.inside(width: image.width, height: image.height) }
+            for line in kept where line.confidence >= 80 { votes?.add(line.quarterTurns) }
+            return all ? lines.map { $0.inside(width: image.width, height: image.height) } : kept
+        }
         // Lines found, but none kept anywhere in the crop and none read even at `blankConfidence`,
         // either way: most often no text at all (the bookcase's side, an empty stretch of shelf,
         // a plain box), where the band, ink, local and sharpened retries below cost five or six
@@ -146,9 +152,7 @@ public struct RegionReader: Sendable {
             if Self.traceReads { FileHandle.standardError.write(Data("BLANK r\(region.row)-\(region.index) best \(Int(firstBest))\n".utf8)) }
             lines = try read(p.sized, turns: usualTurns(), single: single, region: region, factor: p.factor,
                              offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .local)
-            let kept = Self.keepBest(lines).map { $0.inside(width: image.width, height: image.height) }
-            for line in kept where line.confidence >= 80 { votes?.add(line.quarterTurns) }
-            return all ? lines.map { $0.inside(width: image.width, height: image.height) } : kept
+            return finished()
         }
         // Nothing confident on the spine: its neighbours' slivers may have spoilt the reading (a
         // mid-gray spine between a black gap and a light neighbour: Tesseract reads the
@@ -212,9 +216,7 @@ public struct RegionReader: Sendable {
                               factor: p.factor, offset: (p.offsetX, p.offsetY), background: p.background, engine: engine,
                               thresholding: .global, tag: "-sharp")
         }
-        let kept = Self.keepBest(lines).map { $0.inside(width: image.width, height: image.height) }
-        for line in kept where line.confidence >= 80 { votes?.add(line.quarterTurns) }
-        return all ? lines.map { $0.inside(width: image.width, height: image.height) } : kept
+        return finished()
     }
 
     /// A spine's small letters, read apart from the big ones beside them: a paperback's author
