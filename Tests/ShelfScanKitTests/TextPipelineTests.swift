@@ -842,6 +842,32 @@ struct TextPipelineTests {
         #expect(gained >= 1, "neither spine named by its sparse reading")
     }
 
+    @Test("a sparse reading lets Tesseract estimate the resolution: a title told 300 reads as nothing is read (a real shelf)",
+          .enabled(if: Fixtures.hasSharedCorpora, "../shared/corpora is absent beside the repository"))
+    func sparseResolution() async throws {
+        // adam1's Firestarter: white capitals on red beside the author's face. Tesseract's layout
+        // analysis of sparse text, told 300 pixels per inch, finds no line there.
+        let photo = try ImageLoader().load(path: Fixtures.sharedCorpora + "/shelves/freegle/adam1.jpg").image
+        let regions = try await offPool { try SpineFinder().spines(in: photo).regions }
+        let region = try #require(regions.first { r in r.layout == .spine && r.box.x <= 690 && r.box.x + r.box.width >= 690 },
+                                  "regions: \(regions.map(\.box))")
+        let (told300, estimated) = try await offPool {
+            let engine = try TesseractEngine(tessdata: Fixtures.models)
+            var reader = RegionReader()
+            reader.readDeadline = nil
+            return (try reader.readSparse(region, in: photo, engine: engine, turns: [3], resolution: 300),
+                    try reader.readSparse(region, in: photo, engine: engine, turns: [3]))
+        }
+        let matcher = BookMatcher(books: ["Firestarter", "Different Seasons", "The Shining", "Carrie", "Cujo"]
+            .map { Book(title: $0, authors: ["Stephen King"]) })
+        func named(_ lines: [ReadLine]) -> String? {
+            matcher.matches(for: TextStage.regionText(lines)).first.flatMap { $0.score >= 0.6 ? $0.book.title : nil }
+        }
+        #expect(named(told300) == nil, "told 300, read \(told300.map(\.text)): the example no longer shows anything")
+        #expect(named(estimated) == "Firestarter", "read \(estimated.map(\.text))")
+        #expect(RegionReader.sparseResolution <= 70, "a stated resolution over 70 is used as it is, not estimated")
+    }
+
     @Test("a spine the fast model names nothing on is read by the second model and named, and nothing off the shelf (a real shelf)",
           .enabled(if: Fixtures.hasSharedCorpora, "../shared/corpora is absent beside the repository"))
     func secondModel() async throws {

@@ -307,14 +307,15 @@ public struct RegionReader: Sendable {
     /// author's face beside the title) spoils a block reading, where Tesseract takes the picture
     /// for lines of text; sparse text finds the words beside it ("DIFFERENT SEASONS", read as
     /// nothing in block mode). Lines of fewer than `sparseLineLetters` letters are dropped: sparse
-    /// text reads lone syllables off pictures and ornaments.
+    /// text reads lone syllables off pictures and ornaments. `resolution`: what Tesseract is told
+    /// (see `sparseResolution`).
     public func readSparse(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
-                           turns: [Int]) throws(ShelfScanError) -> [ReadLine] {
+                           turns: [Int], resolution: Int = sparseResolution) throws(ShelfScanError) -> [ReadLine] {
         guard region.layout != .cover else { return [] }
         let p = try prepare(region, in: image)
         return try read(p.sized, turns: turns, single: true, region: region, factor: p.factor,
                         offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global,
-                        tag: "-sparse", page: .sparse)
+                        tag: "-sparse", page: .sparse, resolution: resolution)
             .filter { region.holds($0.box) && $0.text.filter(\.isLetter).count >= Self.sparseLineLetters }
             .map { $0.inside(width: image.width, height: image.height) }
     }
@@ -334,6 +335,15 @@ public struct RegionReader: Sendable {
                         offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global, tag: tag)
             .map { $0.inside(width: image.width, height: image.height) }
     }
+
+    /// The resolution sparse readings state (`TesseractEngine.recognize`): 70, the least
+    /// Tesseract believes, from which it estimates the resolution from the letters' size, as its
+    /// command line does for an image that states none. Sparse text goes through Tesseract's
+    /// page layout analysis, which the resolution steers: told 300, as every other reading is,
+    /// it read nothing of a crisp FIRESTARTER beside the author's face on a Stephen King
+    /// paperback; estimating it (263 there), it read the title.
+    /// `SHELFSCAN_SPARSE_DPI=N` for measuring.
+    public static let sparseResolution = Int(ProcessInfo.processInfo.environment["SHELFSCAN_SPARSE_DPI"] ?? "") ?? 70
 
     static let sparseLineLetters = Int(ProcessInfo.processInfo.environment["SHELFSCAN_SPARSE_LETTERS"] ?? "5") ?? 5
 
@@ -738,7 +748,7 @@ public struct RegionReader: Sendable {
 
     private func read(_ sized: PixImage, turns: [Int], single: Bool, region: TextRegion, factor: Double,
                       offset: (Double, Double), background: UInt32, engine: TesseractEngine,
-                      thresholding: Thresholding, tag: String = "", page: PageLayout? = nil,
+                      thresholding: Thresholding, tag: String = "", page: PageLayout? = nil, resolution: Int? = nil,
                       onDroppedLine: ((Int) -> Void)? = nil, onPage: ((Int, Double) -> Void)? = nil) throws(ShelfScanError) -> [ReadLine] {
         let (offsetX, offsetY) = offset
         let pad = Self.pad
@@ -748,7 +758,7 @@ public struct RegionReader: Sendable {
             let turned = try sized.rotated(quarterTurns: turns).padded(by: pad, gray: background)
             let t0 = ContinuousClock.now
             let page = try engine.recognize(turned, layout: page ?? (region.layout == .cover ? .auto : .block), thresholding: thresholding,
-                                            deadline: region.layout == .cover ? nil : readDeadline)
+                                            deadline: region.layout == .cover ? nil : readDeadline, resolution: resolution)
             onPage?(page.lines.count, page.lines.map(\.confidence).max() ?? 0)
             if Self.traceReads {
                 FileHandle.standardError.write(Data("READ r\(region.row)-\(region.index) q\(turns) \(thresholding == .local ? "local" : "global")\(tag) \(turned.width)x\(turned.height) \(String(format: "%.0f", t0.millisecondsElapsed)) ms lines \(page.lines.count) best \(Int(page.lines.map(\.confidence).max() ?? 0))\n".utf8))

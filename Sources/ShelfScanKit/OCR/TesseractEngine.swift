@@ -121,28 +121,37 @@ public final class TesseractEngine: @unchecked Sendable {
     /// does not export its `png_set_compression_level` (the link flag in Package.swift).
     public static var storesLinesUncompressed: Bool { shelfscan_fast_png_active() != 0 }
 
+    /// The resolution (pixels per inch) Tesseract is told an image has unless asked otherwise:
+    /// crops are scaled so their text is about 32 px high, 8 points at 300. `SHELFSCAN_DPI=N`
+    /// for measuring (70: Tesseract estimates it; 0: whatever the photo's file said, for the
+    /// record only).
+    static let sourceResolution = Int(ProcessInfo.processInfo.environment["SHELFSCAN_DPI"] ?? "") ?? 300
+
     /// `SHELFSCAN_FAST_PNG=off` leaves Tesseract's line PNGs compressed (for measuring).
     static let fastPNG = ProcessInfo.processInfo.environment["SHELFSCAN_FAST_PNG"] != "off"
 
     /// Recognises the text in `image`, line by line. The corresponding C function is `TessBaseAPIRecognize`.
     /// `deadline` (milliseconds): Tesseract stops recognising words after it and returns what it
     /// has read so far (a picture read as dozens of lines of noise can otherwise take seconds).
+    /// `resolution`: the pixels per inch Tesseract is told the image has (its layout analysis
+    /// sizes its filters by it): `sourceResolution` when nil. At 70 or under Tesseract
+    /// estimates it from the size of the letters.
     public func recognize(_ image: PixImage, layout: PageLayout = .block, thresholding: Thresholding = .global,
-                          deadline: Int? = nil) throws(ShelfScanError) -> OCRPage {
+                          deadline: Int? = nil, resolution: Int? = nil) throws(ShelfScanError) -> OCRPage {
         // Tesseract holds a clone of the image from SetImage to Clear: under the image's lock.
         try image.withPix { pix throws(ShelfScanError) in
             try recognize(pix, width: image.width, height: image.height, layout: layout,
-                          thresholding: thresholding, deadline: deadline)
+                          thresholding: thresholding, deadline: deadline, resolution: resolution ?? Self.sourceResolution)
         }
     }
 
     private func recognize(_ pix: UnsafeMutablePointer<Pix>, width: Int, height: Int, layout: PageLayout,
-                           thresholding: Thresholding, deadline: Int?) throws(ShelfScanError) -> OCRPage {
+                           thresholding: Thresholding, deadline: Int?, resolution: Int) throws(ShelfScanError) -> OCRPage {
         recognitions += 1
         TessBaseAPISetPageSegMode(api, layout.mode)
         TessBaseAPISetVariable(api, "thresholding_method", thresholding == .global ? "0" : "2")
         TessBaseAPISetImage2(api, pix)
-        TessBaseAPISetSourceResolution(api, 300)
+        if resolution > 0 { TessBaseAPISetSourceResolution(api, Int32(resolution)) }
         defer { TessBaseAPIClear(api) }
         let monitor = deadline.map { ms -> OpaquePointer? in
             let m = TessMonitorCreate()
