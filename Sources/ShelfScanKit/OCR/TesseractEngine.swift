@@ -123,8 +123,8 @@ public final class TesseractEngine: @unchecked Sendable {
 
     /// The resolution (pixels per inch) Tesseract is told an image has unless asked otherwise:
     /// crops are scaled so their text is about 32 px high, 8 points at 300. `SHELFSCAN_DPI=N`
-    /// for measuring (70: Tesseract estimates it; 0: whatever the photo's file said, for the
-    /// record only).
+    /// for measuring (70: Tesseract estimates it; 0: none stated, so the crop's own, from the
+    /// photo's file if it has one).
     static let sourceResolution = Int(ProcessInfo.processInfo.environment["SHELFSCAN_DPI"] ?? "") ?? 300
 
     /// `SHELFSCAN_FAST_PNG=off` leaves Tesseract's line PNGs compressed (for measuring).
@@ -133,8 +133,9 @@ public final class TesseractEngine: @unchecked Sendable {
     /// Recognises the text in `image`, line by line. The corresponding C function is `TessBaseAPIRecognize`.
     /// `deadline` (milliseconds): Tesseract stops recognising words after it and returns what it
     /// has read so far (a picture read as dozens of lines of noise can otherwise take seconds).
-    /// `resolution`: the pixels per inch Tesseract is told the image has (its layout analysis
-    /// sizes its filters by it): `sourceResolution` when nil. At 70 or under Tesseract
+    /// `resolution`: the pixels per inch Tesseract is told the image has (its page layout
+    /// analysis and its local threshold's window are sized by it; a global threshold and a block
+    /// layout hardly depend on it): `sourceResolution` when nil. At 70 or under Tesseract
     /// estimates it from the size of the letters.
     public func recognize(_ image: PixImage, layout: PageLayout = .block, thresholding: Thresholding = .global,
                           deadline: Int? = nil, resolution: Int? = nil) throws(ShelfScanError) -> OCRPage {
