@@ -464,6 +464,37 @@ struct BookMatcherTests {
         #expect((best(spine("JUST THE PLANET?", "KRAMPUS VELTROSK"))?.score ?? 0) < 0.6)
     }
 
+    @Test("a spine two works fit alike, from the same words, is named neither unless another spine is the other; an owned one wins")
+    func ties() throws {
+        var everything = Book(title: "A Short History of Nearly Everything", authors: ["Bill Bryson"])
+        everything.owned = false
+        var tractors = Book(title: "A Short History of Tractors in Ukrainian", authors: ["Marina Lewycka"])
+        tractors.owned = false
+        let read = spine("A SHORT HISTORY OF")
+        func named(_ books: [Book], _ regions: [RegionText]) -> [String?] {
+            let matcher = BookMatcher(books: Self.books + books)
+            let matches = regions.map { matcher.matches(for: $0) }
+            return MatchAssignment.refusingTies(MatchAssignment.assign(matches, minScore: 0.6), matches).map { $0?.book.title }
+        }
+        // Alone, the better fit is named from those words, and ranked first beside the other.
+        #expect(named([everything], [read]) == [everything.title])
+        #expect(BookMatcher(books: Self.books + [everything, tractors]).matches(for: read).first?.book.title == everything.title)
+        #expect(named([everything, tractors], [read]) == [nil])
+        // The reader's own copy of the weaker fit wins the tie.
+        var mine = tractors
+        mine.owned = true
+        #expect(named([everything, mine], [read]) == [tractors.title])
+        // The author's name read too breaks the tie.
+        #expect(named([everything, tractors], [spine("A SHORT HISTORY OF", "BILL BRYSON")]) == [everything.title])
+        // Two spines read alike beside two such works: one each.
+        let volumes = ["Immortal Rails Volume 1", "Immortal Rails Volume 2"].map { Book(title: $0, authors: ["Peter Johnson"]) }
+        let both = named(volumes, [spine("IMMORTAL RAILS", "PETER JOHNSON"), spine("IMMORTAL RAILS", "PETER JOHNSON")])
+        #expect(Set(both.compactMap { $0 }) == Set(volumes.map(\.title)), "\(both)")
+        // Two rows of one title, its author's name spelt two ways, are no tie.
+        let shelley = [Book(title: "Frankenstein", authors: ["Mary Shelley"]), Book(title: "Frankenstein", authors: ["Mary Wollstonecraft Shelley"])]
+        #expect(named(shelley, [spine("FRANKENSTEIN", "MARY SHELLEY")]) == ["Frankenstein"])
+    }
+
     @Test("a series' name many titles begin with counts little: the spine's own words name the book")
     func seriesNames() throws {
         let guides = ["Colorado", "Switzerland", "Devon & Cornwall", "Paris", "Iceland", "Scotland"].map {

@@ -868,6 +868,33 @@ struct TextPipelineTests {
         #expect(RegionReader.sparseResolution <= 70, "a stated resolution over 70 is used as it is, not estimated")
     }
 
+    @Test("a spine a wide local threshold reads nothing on is read with a narrower window and named (a real shelf)",
+          .enabled(if: Fixtures.hasSharedCorpora, "../shared/corpora is absent beside the repository"))
+    func fineLocalThreshold() async throws {
+        // suzanne5's Colour Blind: faint capitals on a worn spine, 25 px wide in an 800 px photo.
+        // Neither the global threshold nor Tesseract's 99 px Sauvola window reads them.
+        let photo = try ImageLoader().load(path: Fixtures.sharedCorpora + "/shelves/freegle/suzanne5.jpg").image
+        let regions = try await offPool { try SpineFinder().spines(in: photo).regions }
+        let region = try #require(regions.first { r in r.layout == .spine && r.box.x <= 45 && r.box.x + r.box.width >= 45 },
+                                  "regions: \(regions.map(\.box))")
+        let (wideOnly, both) = try await offPool {
+            let engine = try TesseractEngine(tessdata: Fixtures.models)
+            var reader = RegionReader()
+            reader.readDeadline = nil
+            reader.fineLocalRetry = false
+            let wide = try reader.read(region, in: photo, engine: engine)
+            reader.fineLocalRetry = true
+            return (wide, try reader.read(region, in: photo, engine: engine))
+        }
+        let matcher = BookMatcher(books: ["Colour Blind", "The Fifteen Streets", "Katie Mulholland", "The Glass Virgin", "Maggie Rowan"]
+            .map { Book(title: $0, authors: ["Catherine Cookson"]) })
+        func named(_ lines: [ReadLine]) -> String? {
+            matcher.matches(for: TextStage.regionText(lines)).first.flatMap { $0.score >= 0.6 ? $0.book.title : nil }
+        }
+        #expect(named(wideOnly) == nil, "read \(wideOnly.map(\.text)) without it: the example no longer shows anything")
+        #expect(named(both) == "Colour Blind", "read \(both.map(\.text))")
+    }
+
     @Test("a spine the fast model names nothing on is read by the second model and named, and nothing off the shelf (a real shelf)",
           .enabled(if: Fixtures.hasSharedCorpora, "../shared/corpora is absent beside the repository"))
     func secondModel() async throws {

@@ -117,6 +117,7 @@ public final class BookMatcher: Sendable {
         return out
     }
 
+
     // MARK: Scoring
 
     /// A region's words, with how much each would count against a book that does not explain it.
@@ -557,6 +558,57 @@ public enum MatchAssignment {
             guard !keys.contains(where: used.contains) else { continue }
             used.formUnion(keys)
             result[p.region] = m
+        }
+        return result
+    }
+
+    /// Scores this close, from the same words, are a tie (`refusingTies`).
+    static let tieMargin = Double(ProcessInfo.processInfo.environment["SHELFSCAN_TIE_MARGIN"] ?? "") ?? 0.03
+    /// `SHELFSCAN_TIES=keep`: the better of two works fitting a spine alike is named all the same.
+    static let refuseTies = ProcessInfo.processInfo.environment["SHELFSCAN_TIES"] != "keep"
+    static let traceTies = ProcessInfo.processInfo.environment["SHELFSCAN_TRACE_TIES"] != nil
+
+    /// `assigned` without the regions whose book another work fits alike, from the same words
+    /// read (scores within `tieMargin`), unless that work is another region's book: "A Short
+    /// History of" is *A Short History of Nearly Everything* as much as *A Short History of
+    /// Tractors in Ukrainian*, and naming either would be a guess; but two spines reading
+    /// "IMMORTAL RAILS PETER JOHNSON" beside each other are its volumes 1 and 2, one each. The
+    /// reader's own book wins a tie against catalogue rows (the reader's shelf holds the reader's
+    /// books). Rows of one title are one work whoever they credit ("Mary Shelley", "Mary
+    /// Wollstonecraft Shelley"). `assigned` must hold each run of ink once (`TextStage`'s
+    /// runs over the same ink are left out first): another reading of the same ink is no
+    /// other spine.
+    public static func refusingTies(_ assigned: [BookMatch?], _ perRegion: [[BookMatch]]) -> [BookMatch?] {
+        guard refuseTies else { return assigned }
+        func work(_ book: Book) -> String { MatchText.title(book.title, subtitle: book.subtitle).work }
+        var result = assigned
+        // A region dropped may leave another's rival unexplained: until nothing changes.
+        var changed = true
+        while changed {
+            changed = false
+            let named = result.map { $0.map { work($0.book) } }
+            for (r, m) in result.enumerated() {
+                guard let m else { continue }
+                let own = work(m.book)
+                let rivals = perRegion[r].filter { rival in
+                    rival.matchedText == m.matchedText && abs(rival.score - m.score) < tieMargin && work(rival.book) != own
+                        && !named.enumerated().contains { $0.offset != r && $0.element == work(rival.book) }
+                }
+                guard !rivals.isEmpty else { continue }
+                let ownedRivals = Set(rivals.filter(\.book.owned).map { work($0.book) })
+                if traceTies {
+                    FileHandle.standardError.write(Data("TIE \(m.book.title) \(m.score) owned \(m.book.owned) | \(rivals.map { "\($0.book.title) \($0.score) owned \($0.book.owned)" }) | \(m.matchedText)\n".utf8))
+                }
+                if m.book.owned, ownedRivals.isEmpty { continue }
+                let used = Set(result.enumerated().filter { $0.offset != r }.compactMap { $0.element }.flatMap { identity($0.book) })
+                if !m.book.owned, ownedRivals.count == 1, let mine = rivals.first(where: \.book.owned),
+                   !identity(mine.book).contains(where: used.contains) {
+                    result[r] = mine
+                } else {
+                    result[r] = nil
+                }
+                changed = true
+            }
         }
         return result
     }

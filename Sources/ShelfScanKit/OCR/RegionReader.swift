@@ -98,6 +98,9 @@ public struct RegionReader: Sendable {
     /// A last reading through an unsharp mask for spines where letters were seen but nothing was
     /// read confidently (`SHELFSCAN_SHARPEN=off` to compare).
     public var sharpenedRetry = ProcessInfo.processInfo.environment["SHELFSCAN_SHARPEN"] != "off"
+    /// A second local-threshold reading, with a narrower window, for spines the first read
+    /// nothing on (`Thresholding.fineLocal`; `SHELFSCAN_FINE_LOCAL=off` to compare).
+    public var fineLocalRetry = ProcessInfo.processInfo.environment["SHELFSCAN_FINE_LOCAL"] != "off"
     /// Crops turned gray by each pixel's darkest channel instead of luminance (`PixImage.darkestChannel`).
     public var darkestChannel = false
 
@@ -204,6 +207,16 @@ public struct RegionReader: Sendable {
         if Self.localRetry != "off", !onSpine() {
             lines += try read(p.sized, turns: Self.localRetry == "both" ? turns : usualTurns(), single: single, region: region, factor: p.factor,
                               offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .local,
+                              onDroppedLine: { _ in dropped = true })
+        }
+        // Still nothing: the same with a window under half as wide (`Thresholding.fineLocal`).
+        // The two windows read different spines: with Tesseract's alone, 408 of 615 real books
+        // found; with 45 px alone 416 (13 gained, 5 lost, 5 more named wrongly); with both, the
+        // narrow one only where the wide one read nothing, 421 (none lost, 2 more named wrongly),
+        // for 9% more CPU. At 23 px, 420 and 3 more wrongly, for 12% more.
+        if fineLocalRetry, !onSpine() {
+            lines += try read(p.sized, turns: usualTurns(), single: single, region: region, factor: p.factor,
+                              offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .fineLocal,
                               onDroppedLine: { _ in dropped = true })
         }
         // Still nothing, though letters were seen on the spine: blur may have run them together.
@@ -761,11 +774,11 @@ public struct RegionReader: Sendable {
                                             deadline: region.layout == .cover ? nil : readDeadline, resolution: resolution)
             onPage?(page.lines.count, page.lines.map(\.confidence).max() ?? 0)
             if Self.traceReads {
-                FileHandle.standardError.write(Data("READ r\(region.row)-\(region.index) q\(turns) \(thresholding == .local ? "local" : "global")\(tag) \(turned.width)x\(turned.height) \(String(format: "%.0f", t0.millisecondsElapsed)) ms lines \(page.lines.count) best \(Int(page.lines.map(\.confidence).max() ?? 0))\n".utf8))
+                FileHandle.standardError.write(Data("READ r\(region.row)-\(region.index) q\(turns) \(thresholding == .global ? "global" : "\(thresholding)")\(tag) \(turned.width)x\(turned.height) \(String(format: "%.0f", t0.millisecondsElapsed)) ms lines \(page.lines.count) best \(Int(page.lines.map(\.confidence).max() ?? 0))\n".utf8))
             }
             if let folder = Self.debugFolder {
                 let text = page.lines.map { "\(Int($0.confidence)) \($0.text)" }.joined(separator: " | ")
-                let name = "r\(region.row)-\(region.index)-q\(turns)\(thresholding == .local ? "-local" : "")\(tag)"
+                let name = "r\(region.row)-\(region.index)-q\(turns)\(thresholding == .global ? "" : "-\(thresholding)")\(tag)"
                 try? turned.writePNG(to: "\(folder)/\(name).png")
                 try? Data("\(region.box) lean \(region.lean) scale \(factor)\n\(text)\n".utf8).write(to: URL(fileURLWithPath: "\(folder)/\(name).txt"))
             }

@@ -576,6 +576,7 @@ struct TextStage {
                 if readTwice { assigned[i] = nil; rereadRuns.insert(i) }
             }
         }
+        assigned = MatchAssignment.refusingTies(assigned, chosen.map(\.group.matches))
         if SpineFinder.trace {
             for (i, c) in chosen.enumerated() {
                 FileHandle.standardError.write(Data("  CHOSEN \(c.group.first)-\(c.group.last) first \(c.group.matches.first?.book.title ?? "-") given \(assigned[i]?.book.title ?? "nil") lines \(c.lines.map(\.text))\n".utf8))
