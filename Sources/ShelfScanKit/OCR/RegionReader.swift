@@ -209,12 +209,18 @@ public struct RegionReader: Sendable {
                               offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .local,
                               onDroppedLine: { _ in dropped = true })
         }
-        // Still nothing: the same with a window under half as wide (`Thresholding.fineLocal`).
-        // The two windows read different spines: with Tesseract's alone, 408 of 615 real books
-        // found; with 45 px alone 416 (13 gained, 5 lost, 5 more named wrongly); with both, the
-        // narrow one only where the wide one read nothing, 421 (none lost, 2 more named wrongly),
-        // for 9% more CPU. At 23 px, 420 and 3 more wrongly, for 12% more.
-        if fineLocalRetry, !onSpine() {
+        // Still nothing, though letters were seen and dropped on the spine: the same with a window
+        // under half as wide (`Thresholding.fineLocal`). The two windows read different spines.
+        // Real shelves, deadline off, found / returned / wrong: Tesseract's window alone 408 / 427
+        // / 19; 45 px alone 416 / 440 / 24 (13 books in, 5 out); 45 px then Tesseract's where it
+        // read nothing, 416 / 440 / 24 too; Tesseract's then 45 px on every spine still read as
+        // nothing, 421 / 442 / 21 with no book lost, but +300 ms on the 12 MP shelf (17 more
+        // recognitions, none of them of use there). Only where letters were dropped (as the
+        // sharpened retry below): 420 / 440 / 20 with the tie rule (`MatchAssignment.refusingTies`),
+        // *Around the World in 80 Days* lost, 10 recognitions on the 12 MP shelf. Only where a
+        // line was also kept on the spine: 413, *Colour Blind*, *Automania* and five more lost.
+        // Not in the second model's reading: 417.
+        if fineLocalRetry, !onSpine(), dropped || Self.fineEverywhere {
             lines += try read(p.sized, turns: usualTurns(), single: single, region: region, factor: p.factor,
                               offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .fineLocal,
                               onDroppedLine: { _ in dropped = true })
@@ -827,6 +833,9 @@ public struct RegionReader: Sendable {
     /// both, 366 (21); usual 365 (23) for 17% less CPU than both, the 12 MP shelf 12% faster.
     /// Left out: only on spines with letters seen (a line kept or dropped), 361 (20), 13% less.
     static let localRetry = ProcessInfo.processInfo.environment["SHELFSCAN_LOCAL"] ?? "usual"
+    /// `SHELFSCAN_FINE_WHEN=always`: the narrow-window reading on every spine still read as
+    /// nothing, letters dropped on it or not (for measuring).
+    static let fineEverywhere = ProcessInfo.processInfo.environment["SHELFSCAN_FINE_WHEN"] == "always"
 
     /// `SHELFSCAN_TRACE_READS=1`: every recognition on stderr (region, turn, threshold, size,
     /// milliseconds, lines, best confidence), to see where OCR time goes.

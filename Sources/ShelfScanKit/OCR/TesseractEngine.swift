@@ -30,16 +30,20 @@ public enum Thresholding: Sendable {
     case global
     /// Sauvola, window by window: rescues crops where padding, glare or a neighbour's dark ink
     /// pulls a global threshold off (the whole spine turns black or white). The window is
-    /// Tesseract's, 0.33 inch (99 px at the 300 stated for a crop whose text is 32 px high),
-    /// cut to the crop's short side.
+    /// `localWindow` pixels, cut to the crop's short side.
     case local
     /// Sauvola with a window of `fineWindow` pixels, a line and a half of the crops' 32 px text:
     /// each letter against its own surroundings (letters on a busy picture, shade along a spine).
     case fineLocal
 
+    /// `local`'s window, pixels: Tesseract's own (`thresholding_window_size`, 0.33 inch) at 300.
+    /// `SHELFSCAN_LOCAL_WINDOW=N` for measuring.
+    public static let localWindow = Double(ProcessInfo.processInfo.environment["SHELFSCAN_LOCAL_WINDOW"] ?? "") ?? 99
+
     /// `fineLocal`'s window, pixels. `SHELFSCAN_FINE_WINDOW=N` for measuring: on the real shelves
-    /// (deadline off, as a second local reading, found / returned / wrong) 45 gave 421 / 442 / 21
-    /// and 23 gave 420 / 442 / 22 for a little more CPU, from 408 / 427 / 19 without.
+    /// (deadline off, as a second local reading on every spine still read as nothing, found /
+    /// returned / wrong) 45 gave 421 / 442 / 21 and 23 gave 420 / 442 / 22 for a little more CPU,
+    /// from 408 / 427 / 19 without.
     public static let fineWindow = Double(ProcessInfo.processInfo.environment["SHELFSCAN_FINE_WINDOW"] ?? "") ?? 45
 }
 
@@ -137,9 +141,6 @@ public final class TesseractEngine: @unchecked Sendable {
     /// photo's file if it has one).
     static let sourceResolution = Int(ProcessInfo.processInfo.environment["SHELFSCAN_DPI"] ?? "") ?? 300
 
-    /// Tesseract's own Sauvola window, inches (`thresholding_window_size`'s default), for `.local`.
-    static let localWindow = 0.33
-
     /// `SHELFSCAN_FAST_PNG=off` leaves Tesseract's line PNGs compressed (for measuring).
     static let fastPNG = ProcessInfo.processInfo.environment["SHELFSCAN_FAST_PNG"] != "off"
 
@@ -147,9 +148,9 @@ public final class TesseractEngine: @unchecked Sendable {
     /// `deadline` (milliseconds): Tesseract stops recognising words after it and returns what it
     /// has read so far (a picture read as dozens of lines of noise can otherwise take seconds).
     /// `resolution`: the pixels per inch Tesseract is told the image has (its page layout
-    /// analysis and its local threshold's window are sized by it; a global threshold and a block
-    /// layout hardly depend on it): `sourceResolution` when nil. At 70 or under Tesseract
-    /// estimates it from the size of the letters.
+    /// analysis is sized by it; a global threshold and a block layout hardly depend on it; the
+    /// local thresholds' windows are set in pixels whatever it is): `sourceResolution` when nil.
+    /// At 70 or under Tesseract estimates it from the size of the letters.
     public func recognize(_ image: PixImage, layout: PageLayout = .block, thresholding: Thresholding = .global,
                           deadline: Int? = nil, resolution: Int? = nil) throws(ShelfScanError) -> OCRPage {
         // Tesseract holds a clone of the image from SetImage to Clear: under the image's lock.
@@ -166,7 +167,7 @@ public final class TesseractEngine: @unchecked Sendable {
         TessBaseAPISetVariable(api, "thresholding_method", thresholding == .global ? "0" : "2")
         // Tesseract measures the window in inches: at the stated resolution, or 70 when it
         // estimates one (it thresholds before estimating).
-        let window = thresholding == .fineLocal ? Thresholding.fineWindow / Double(max(resolution, 70)) : Self.localWindow
+        let window = (thresholding == .fineLocal ? Thresholding.fineWindow : Thresholding.localWindow) / Double(max(resolution, 70))
         TessBaseAPISetVariable(api, "thresholding_window_size", String(format: "%.4f", window))
         TessBaseAPISetImage2(api, pix)
         if resolution > 0 { TessBaseAPISetSourceResolution(api, Int32(resolution)) }
