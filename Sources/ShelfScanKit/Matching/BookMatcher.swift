@@ -117,7 +117,6 @@ public final class BookMatcher: Sendable {
         return out
     }
 
-
     // MARK: Scoring
 
     /// A region's words, with how much each would count against a book that does not explain it.

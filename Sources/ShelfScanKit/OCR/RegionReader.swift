@@ -99,7 +99,8 @@ public struct RegionReader: Sendable {
     /// read confidently (`SHELFSCAN_SHARPEN=off` to compare).
     public var sharpenedRetry = ProcessInfo.processInfo.environment["SHELFSCAN_SHARPEN"] != "off"
     /// A second local-threshold reading, with a narrower window, for spines the first read
-    /// nothing on (`Thresholding.fineLocal`; `SHELFSCAN_FINE_LOCAL=off` to compare).
+    /// nothing on though letters were seen on them (`Thresholding.fineLocal`;
+    /// `SHELFSCAN_FINE_LOCAL=off` to compare).
     public var fineLocalRetry = ProcessInfo.processInfo.environment["SHELFSCAN_FINE_LOCAL"] != "off"
     /// Crops turned gray by each pixel's darkest channel instead of luminance (`PixImage.darkestChannel`).
     public var darkestChannel = false
