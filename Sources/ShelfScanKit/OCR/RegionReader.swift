@@ -220,7 +220,7 @@ public struct RegionReader: Sendable {
         // sharpened retry below): 420 / 440 / 20 with the tie rule (`MatchAssignment.refusingTies`),
         // *Around the World in 80 Days* lost, 10 recognitions on the 12 MP shelf. Only where a
         // line was also kept on the spine: 413, *Colour Blind*, *Automania* and five more lost.
-        // Not in the second model's reading: 417.
+        // On every unread spine but not in the second model's reading: 417 against 421.
         if fineLocalRetry, !onSpine(), dropped || Self.fineEverywhere {
             lines += try read(p.sized, turns: usualTurns(), single: single, region: region, factor: p.factor,
                               offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .fineLocal,
