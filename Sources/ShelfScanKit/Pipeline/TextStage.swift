@@ -114,7 +114,8 @@ struct TextStage {
         findings.matchingMilliseconds = clock.millisecondsElapsed
         /// `picked` regions read once more by `body` (given a region and what it read so far):
         /// what it reads is added, and everything matched again when anything was.
-        func readAgain(_ pass: String, _ picked: [Int], keepingBest: Bool = false, with pool: OCRWorkers? = nil,
+        /// `ahead`: the pass's readings started early (`ReadAhead`), instead of `body`.
+        func readAgain(_ pass: String, _ picked: [Int], keepingBest: Bool = false, with pool: OCRWorkers? = nil, ahead: ReadAhead? = nil,
                        _ body: @escaping @Sendable (TextRegion, [ReadLine], TesseractEngine) throws(ShelfScanError) -> [ReadLine])
             throws(ShelfScanError)
         {
@@ -122,8 +123,12 @@ struct TextStage {
             if RegionReader.traceReads { FileHandle.standardError.write(Data("PASS \(pass) \(picked.count) regions\n".utf8)) }
             clock = .now
             let before = picked.map { lines[$0] }
-            let read = try readEach(picked.map { regions[$0] }, with: pool) { i, region, engine throws(ShelfScanError) in
-                try body(region, before[i], engine)
+            let read = if let ahead {
+                try ahead.results(for: picked, workers: (pool ?? workers).size)
+            } else {
+                try readEach(picked.map { regions[$0] }, with: pool) { i, region, engine throws(ShelfScanError) in
+                    try body(region, before[i], engine)
+                }
             }
             var added = 0
             for (r, l) in zip(picked, read) {
@@ -152,6 +157,20 @@ struct TextStage {
         func unnamedWithLetters(all: Bool) -> [Int] {
             unnamed([.spine, .lyingSpine]).filter { r in all || lines[r].contains { regions[r].holds($0.box) } }
         }
+        // The second model's reading (below, after every pass of the fast one) started now, on a
+        // thread of its own, on the spines it would read if nothing named them meanwhile
+        // (`ReadAhead`): the passes between read a few spines each and leave a core idle.
+        let secondReading: @Sendable (DirectionVotes) -> ReadAhead.Read = { [reader] votes in
+            { region, engine throws(ShelfScanError) in
+                try reader.read(region, in: image, engine: engine, votes: votes, mayBeBlank: Self.secondModel == "all")
+            }
+        }
+        var ahead: ReadAhead?
+        if Self.readAhead, Self.secondModel != "off", findings.books.count >= Self.shelfBooks, let second = workers.second {
+            ahead = ReadAhead(unnamedWithLetters(all: Self.secondModel == "all"), of: regions, with: second,
+                              read: secondReading(sureDirections()))
+        }
+        defer { ahead?.stop() }
         // Spines that named no book though a line on them was read surely: their band read
         // alone, both ways (the sure line may be upside-down capitals); where both ways read
         // the same ink, the surer reading stands. Real shelves, deadline off: 309 of 615 found,
@@ -278,9 +297,9 @@ struct TextStage {
         // named is more likely a cover read as spines (read as a cover next), and the pass cost
         // the cover benchmark a third of its time for nothing.
         if Self.secondModel != "off", findings.books.count >= Self.shelfBooks, let second = workers.second {
-            let votes = sureDirections()
-            try readAgain("second", unnamedWithLetters(all: Self.secondModel == "all"), keepingBest: true, with: second) { [reader] region, _, engine throws(ShelfScanError) in
-                try reader.read(region, in: image, engine: engine, votes: votes, mayBeBlank: Self.secondModel == "all")
+            let read = secondReading(sureDirections())
+            try readAgain("second", unnamedWithLetters(all: Self.secondModel == "all"), keepingBest: true, with: second, ahead: ahead) { region, _, engine throws(ShelfScanError) in
+                try read(region, engine)
             }
             try readSparse(with: second)
         }
@@ -377,6 +396,8 @@ struct TextStage {
     /// `SHELFSCAN_SECOND_MODEL=off` leaves unnamed spines unread by the second model, `all` reads
     /// every unnamed spine, letters read on it or not (for measuring).
     static let secondModel = ProcessInfo.processInfo.environment["SHELFSCAN_SECOND_MODEL"] ?? "read"
+    /// `SHELFSCAN_READ_AHEAD=off`: the second model's reading waits for its turn (`ReadAhead`).
+    static let readAhead = ProcessInfo.processInfo.environment["SHELFSCAN_READ_AHEAD"] != "off"
 
     /// The degrees unnamed spines are turned by beyond their lean and read again
     /// (`RegionReader.readLeaned`); `SHELFSCAN_LEANED=off` for none, or a list ("-1,1").
