@@ -24,6 +24,16 @@ struct TextPipelineTests {
         return ShelfScanner(options: options, library: try Evaluator.corpusLibrary(directory: Fixtures.sampleImages))
     }
 
+    /// A photo of the shared shelves (`image` under corpora/shelves) and the first standing spine
+    /// region found in it that covers column `x`.
+    static func sharedSpine(_ image: String, x: Int) async throws -> (PixImage, TextRegion) {
+        let photo = try ImageLoader().load(path: Fixtures.sharedCorpora + "/shelves/" + image).image
+        let regions = try await offPool { try SpineFinder().spines(in: photo).regions }
+        let region = try #require(regions.first { r in r.layout == .spine && r.box.x <= x && r.box.x + r.box.width >= x },
+                                  "regions: \(regions.map(\.box))")
+        return (photo, region)
+    }
+
     /// Whether any of `lines` holds `word` (letters only, lower case: "theflies").
     static func reads(_ word: String, _ lines: [ReadLine]) -> Bool {
         lines.contains { TextStage.letters($0.text).contains(word) }
@@ -847,10 +857,7 @@ struct TextPipelineTests {
     func sparseResolution() async throws {
         // adam1's Firestarter: white capitals on red beside the author's face. Tesseract's layout
         // analysis of sparse text, told 300 pixels per inch, finds no line there.
-        let photo = try ImageLoader().load(path: Fixtures.sharedCorpora + "/shelves/freegle/adam1.jpg").image
-        let regions = try await offPool { try SpineFinder().spines(in: photo).regions }
-        let region = try #require(regions.first { r in r.layout == .spine && r.box.x <= 690 && r.box.x + r.box.width >= 690 },
-                                  "regions: \(regions.map(\.box))")
+        let (photo, region) = try await Self.sharedSpine("freegle/adam1.jpg", x: 690)
         let (told300, estimated) = try await offPool {
             let engine = try TesseractEngine(tessdata: Fixtures.models)
             var reader = RegionReader()
@@ -873,10 +880,7 @@ struct TextPipelineTests {
     func fineLocalThreshold() async throws {
         // suzanne5's Colour Blind: faint capitals on a worn spine, 25 px wide in an 800 px photo.
         // Neither the global threshold nor Tesseract's 99 px Sauvola window reads them.
-        let photo = try ImageLoader().load(path: Fixtures.sharedCorpora + "/shelves/freegle/suzanne5.jpg").image
-        let regions = try await offPool { try SpineFinder().spines(in: photo).regions }
-        let region = try #require(regions.first { r in r.layout == .spine && r.box.x <= 45 && r.box.x + r.box.width >= 45 },
-                                  "regions: \(regions.map(\.box))")
+        let (photo, region) = try await Self.sharedSpine("freegle/suzanne5.jpg", x: 45)
         let (wideOnly, both) = try await offPool {
             let engine = try TesseractEngine(tessdata: Fixtures.models)
             var reader = RegionReader()
@@ -893,6 +897,32 @@ struct TextPipelineTests {
         }
         #expect(named(wideOnly) == nil, "read \(wideOnly.map(\.text)) without it: the example no longer shows anything")
         #expect(named(both) == "Colour Blind", "read \(both.map(\.text))")
+    }
+
+    @Test("a spine read as nothing beside other print is read cut to its line of letters and named (a real shelf)",
+          .enabled(if: Fixtures.hasSharedCorpora, "../shared/corpora is absent beside the repository"))
+    func tightLine() async throws {
+        // bookshelf-4's Sass for Web Designers: a thin spine whose crop reads as nothing; its
+        // title's letters, cut out alone, read "SASS FOR WEB DESIGNERS".
+        let (photo, region) = try await Self.sharedSpine("booklab/bookshelf-4.jpg", x: 343)
+        let (whole, tight) = try await offPool {
+            let engine = try TesseractEngine(tessdata: Fixtures.models)
+            var reader = RegionReader()
+            reader.readDeadline = nil
+            let tight = RegionReader.TightReading(turns: region.quarterTurns, avoiding: [])
+            return (try reader.read(region, in: photo, engine: engine),
+                    try reader.readPieces(region, in: photo, engine: engine, turns: region.quarterTurns, tight: tight))
+        }
+        let matcher = BookMatcher(books: [Book(title: "Sass for Web Designers", authors: ["Dan Cederholm"]),
+                                          Book(title: "Cover Story", authors: []),
+                                          Book(title: "Designing for Emotion", authors: ["Aarron Walter"]),
+                                          Book(title: "CSS3 for Web Designers", authors: ["Dan Cederholm"])])
+        func named(_ lines: [ReadLine]) -> String? {
+            matcher.matches(for: TextStage.regionText(lines)).first.flatMap { $0.score >= 0.6 ? $0.book.title : nil }
+        }
+        #expect(named(whole) == nil, "read \(whole.map(\.text)) whole: the example no longer shows anything")
+        #expect(named(tight) == "Sass for Web Designers", "read \(tight.map(\.text))")
+        #expect(tight.allSatisfy { region.holds($0.box) })
     }
 
     @Test("a spine the fast model names nothing on is read by the second model and named, and nothing off the shelf (a real shelf)",

@@ -501,8 +501,9 @@ public struct RegionReader: Sendable {
     /// Tesseract takes the pieces for one line and reads it at the size of its tallest letters:
     /// the small ones come out as junk or nothing, however sharp. Empty when the spine's letters
     /// are of one size.
+    /// `tight`: where the letters are not of mixed sizes, their longest line read cut out alone instead.
     public func readPieces(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
-                           turns: [Int]) throws(ShelfScanError) -> [ReadLine] {
+                           turns: [Int], tight: TightReading? = nil) throws(ShelfScanError) -> [ReadLine] {
         guard region.layout != .cover else { return [] }
         let p = try prepare(region, in: image)
         let standing = region.layout == .spine
@@ -515,7 +516,10 @@ public struct RegionReader: Sendable {
             FileHandle.standardError.write(Data("PIECES r\(region.row)-\(region.index) \(all.map { "\($0.along) size \(Int($0.size)) n \($0.letters)" }) letters \(shown)\n".utf8))
         }
         guard all.count >= 2, let big = all.map(\.size).max(), let small = all.map(\.size).min(),
-              big >= Self.mixedSizes * small else { return [] }
+              big >= Self.mixedSizes * small else {
+            guard let tight else { return [] }
+            return try readTight(all, of: letters, prepared: p, region: region, image: image, engine: engine, tight: tight)
+        }
         let picked = all.sorted { $0.letters > $1.letters }.prefix(Self.mostPieces)
         let length = standing ? upright.height : upright.width
         let acrossAll = standing ? upright.width : upright.height
@@ -543,6 +547,85 @@ public struct RegionReader: Sendable {
         }
         return lines
     }
+
+    /// How a spine with no sure line whose letters are not of mixed sizes is read by
+    /// `readPieces`: the longest line of letters of each piece (letters of the piece's size
+    /// gathered by where they lie across the spine), cut out tightly along and across with a
+    /// margin of 0.6 letter heights, scaled so the letters are `targetTextHeight` high and read
+    /// alone in `turns`. Tesseract's layout analysis reads nothing of a title beside other print
+    /// (an author's line, a logo, the next book's edge in a loose crop of a pile) that it reads
+    /// at once cut out ("STORYWORLD" in a stack, "SASS FOR WEB DESIGNERS" on a thin spine).
+    /// A line that fills most of the crop already is not read again. Kept: lines of two words
+    /// of three letters or more (a cut-out word alone names one-word titles too easily), not
+    /// over `avoiding` (named books' evidence: a named spine's ink read again from an
+    /// overlapping region).
+    public struct TightReading: Sendable {
+        public var turns: [Int]
+        public var avoiding: [BoundingBox]
+        public init(turns: [Int], avoiding: [BoundingBox]) {
+            self.turns = turns
+            self.avoiding = avoiding
+        }
+    }
+
+    private func readTight(_ pieces: [Piece], of letters: [BoundingBox], prepared p: Prepared, region: TextRegion,
+                           image: PixImage, engine: TesseractEngine, tight: TightReading) throws(ShelfScanError) -> [ReadLine] {
+        guard let upright = p.upright else { return [] }
+        let standing = region.layout == .spine
+        let picked = pieces.filter { $0.letters >= Self.tightLetters }.sorted { $0.letters > $1.letters }.prefix(Self.mostPieces)
+        let length = standing ? upright.height : upright.width
+        let acrossAll = standing ? upright.width : upright.height
+        var lines: [ReadLine] = []
+        func along(_ b: BoundingBox) -> Range<Int> { standing ? b.y..<(b.y + b.height) : b.x..<(b.x + b.width) }
+        func across(_ b: BoundingBox) -> Range<Int> { standing ? b.x..<(b.x + b.width) : b.y..<(b.y + b.height) }
+        func centre(_ r: Range<Int>) -> Double { Double(r.lowerBound + r.upperBound) / 2 }
+        for (k, piece) in picked.enumerated() {
+            // The piece's letters gathered into lines by where they lie across the spine; the
+            // line with the most letters is cut out.
+            let own = letters.filter { b in
+                let h = Double(across(b).count)
+                return piece.along.contains(along(b).lowerBound) && h < Self.mixedSizes * piece.size && piece.size < Self.mixedSizes * h
+            }.sorted { centre(across($0)) < centre(across($1)) }
+            var runs: [[BoundingBox]] = []
+            for b in own {
+                if let last = runs.last?.last, centre(across(b)) - centre(across(last)) <= 0.5 * piece.size {
+                    runs[runs.count - 1].append(b)
+                } else {
+                    runs.append([b])
+                }
+            }
+            guard let line = runs.max(by: { $0.count < $1.count }), line.count >= Self.tightLetters else { continue }
+            let size = piece.size / p.factor
+            let margin = Int((0.6 * size).rounded(.up))
+            let lineAlong = line.map { along($0).lowerBound }.min()!..<line.map { along($0).upperBound }.max()!
+            let lineAcross = line.map { across($0).lowerBound }.min()!..<line.map { across($0).upperBound }.max()!
+            let lo = max(0, Int(Double(lineAlong.lowerBound) / p.factor) - margin)
+            let hi = min(length, Int((Double(lineAlong.upperBound) / p.factor).rounded(.up)) + margin)
+            let alo = max(0, Int(Double(lineAcross.lowerBound) / p.factor) - margin)
+            let ahi = min(acrossAll, Int((Double(lineAcross.upperBound) / p.factor).rounded(.up)) + margin)
+            guard hi - lo >= 8, ahi - alo >= 8,
+                  Double((hi - lo) * (ahi - alo)) <= Self.tightShare * Double(length * acrossAll) else { continue }
+            let box = standing ? BoundingBox(x: alo, y: lo, width: ahi - alo, height: hi - lo)
+                               : BoundingBox(x: lo, y: alo, width: hi - lo, height: ahi - alo)
+            let crop = try upright.cropped(to: box)
+            let factor = min(Self.maximumScale, max(0.2, targetTextHeight / max(1, size)))
+            let sized = abs(factor - 1) > 0.08 ? try crop.scaled(by: factor) : crop
+            lines += try read(sized, turns: tight.turns, single: true, region: region, factor: factor,
+                              offset: (p.offsetX - Double(box.x), p.offsetY - Double(box.y)),
+                              background: UInt32(crop.median ?? 255), engine: engine, thresholding: .global, tag: "-tight\(k)")
+                .filter { line in
+                    region.holds(line.box) && !tight.avoiding.contains { Self.overlap(line.box, $0) > 0.3 }
+                        && line.text.split(separator: " ").filter { $0.filter(\.isLetter).count >= 3 }.count >= 2
+                }
+                .map { $0.inside(width: image.width, height: image.height) }
+        }
+        return lines
+    }
+
+    /// A line of letters cut out tightly has at least this many.
+    static let tightLetters = Int(ProcessInfo.processInfo.environment["SHELFSCAN_TIGHT_LETTERS"] ?? "6") ?? 6
+    /// A line of letters whose tight crop covers more than this share of the region's is not read again.
+    static let tightShare = Double(ProcessInfo.processInfo.environment["SHELFSCAN_TIGHT_SHARE"] ?? "0.6") ?? 0.6
 
     /// A standing spine's band read upright (0°), for a title printed across the spine (a
     /// hardback's, or a big-name paperback's, whose author runs along it: "STEPHEN KING" read

@@ -209,14 +209,20 @@ struct TextStage {
         // alone at its own size, in the line read surely's direction or the photo's usual one.
         // (Reading a front cover's lines piece by piece cost the cover benchmark 130 ms, 740 to
         // 870, for nothing, before `shelfBooks` held back this pass.)
+        // The same measure of a spine with no sure line whose letters are of one size (or two
+        // sizes far apart across it) picks its longest line of letters, cut out tightly and
+        // read alone, every way (`RegionReader.TightReading`).
         if readPieces, findings.books.count >= Self.shelfBooks {
             let votes = sureDirections()
+            let named = findings.books.flatMap { $0.evidence.map(\.box) }
             try readAgain("pieces", unnamed([.spine, .lyingSpine])) { [reader] region, before, engine throws(ShelfScanError) in
                 // Pieces lie along the spine: a sure line read across it (upright) says nothing
                 // of their direction.
                 let sure = reader.sureLines(before, on: region).filter { region.quarterTurns.contains($0.quarterTurns) }
                     .max(by: { $0.confidence < $1.confidence })
-                return try reader.readPieces(region, in: image, engine: engine, turns: sure.map { [$0.quarterTurns] } ?? votes.usualTurns(of: region))
+                let tight = Self.tight && sure == nil ? RegionReader.TightReading(turns: region.quarterTurns, avoiding: named) : nil
+                return try reader.readPieces(region, in: image, engine: engine, turns: sure.map { [$0.quarterTurns] } ?? votes.usualTurns(of: region),
+                                             tight: tight)
             }
         }
         // Spines still naming no book, though a line on them was read surely: the title may be
@@ -398,6 +404,9 @@ struct TextStage {
     static let secondModel = ProcessInfo.processInfo.environment["SHELFSCAN_SECOND_MODEL"] ?? "read"
     /// `SHELFSCAN_READ_AHEAD=off`: the second model's reading waits for its turn (`ReadAhead`).
     static let readAhead = ProcessInfo.processInfo.environment["SHELFSCAN_READ_AHEAD"] != "off"
+    /// `SHELFSCAN_TIGHT=off` leaves unnamed spines' lines of letters unread cut out tightly
+    /// (`RegionReader.TightReading`).
+    static let tight = ProcessInfo.processInfo.environment["SHELFSCAN_TIGHT"] != "off"
 
     /// The degrees unnamed spines are turned by beyond their lean and read again
     /// (`RegionReader.readLeaned`); `SHELFSCAN_LEANED=off` for none, or a list ("-1,1").
