@@ -222,7 +222,8 @@ struct TextStage {
                 // of their direction.
                 let sure = reader.sureLines(before, on: region).filter { region.quarterTurns.contains($0.quarterTurns) }
                     .max(by: { $0.confidence < $1.confidence })
-                let tight = Self.tight && sure == nil ? RegionReader.TightReading(turns: region.quarterTurns, avoiding: named) : nil
+                let tight = Self.tight && (sure == nil || Self.tightEverywhere)
+                    ? RegionReader.TightReading(turns: sure.map { [$0.quarterTurns] } ?? region.quarterTurns, avoiding: named) : nil
                 return try reader.readPieces(region, in: image, engine: engine, turns: sure.map { [$0.quarterTurns] } ?? votes.usualTurns(of: region),
                                              tight: tight)
             }
@@ -409,6 +410,9 @@ struct TextStage {
     /// `SHELFSCAN_TIGHT=off` leaves unnamed spines' lines of letters unread cut out tightly
     /// (`RegionReader.TightReading`).
     static let tight = ProcessInfo.processInfo.environment["SHELFSCAN_TIGHT"] != "off"
+    /// `SHELFSCAN_TIGHT=all`: lines of letters cut out on spines with a sure line too, in its
+    /// direction (for measuring).
+    static let tightEverywhere = ProcessInfo.processInfo.environment["SHELFSCAN_TIGHT"] == "all"
 
     /// The degrees unnamed spines are turned by beyond their lean and read again
     /// (`RegionReader.readLeaned`); `SHELFSCAN_LEANED=off` for none, or a list ("-1,1").
