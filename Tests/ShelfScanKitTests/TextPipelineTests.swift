@@ -968,18 +968,19 @@ struct TextPipelineTests {
         let counts = ReadCounts(regions.count)
         let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         let ahead = ReadAhead([0, 1, 2, 3], of: regions, with: OCRWorkers(tessdata: Fixtures.models, size: 2)) { region, _ in
-            // The early thread holds region 0 until the pass has asked for its results, so 1, 2
-            // and 3 are still queued then, and 0 is being read.
+            // The early thread holds region 0 until region 5 is read: 5 is queued only once the
+            // pass has asked for its results, so 1, 2 and 3 are still queued then, and 0 is
+            // being read. (The timeout only keeps a broken queue from hanging the test.)
             if region.index == 0 {
                 started.signal()
-                _ = release.wait(timeout: .now() + 5)
+                _ = release.wait(timeout: .now() + 10)
             }
+            if region.index == 5 { release.signal() }
             counts.add(region.index)
             return [ReadLine(text: "r\(region.index)", confidence: 90, box: region.box, textHeight: 30, quarterTurns: 3)]
         }
         let lines = try await offPool {
             started.wait()
-            DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { release.signal() }
             return try ahead.results(for: [5, 2, 0, 4], workers: 2)
         }
         ahead.stop()
