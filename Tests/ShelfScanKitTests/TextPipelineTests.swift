@@ -34,6 +34,11 @@ struct TextPipelineTests {
         return (photo, region)
     }
 
+    /// The book `lines` name alone in `matcher` (its best match, at 0.6 or more), if any.
+    static func named(_ lines: [ReadLine], by matcher: BookMatcher) -> String? {
+        matcher.matches(for: TextStage.regionText(lines)).first.flatMap { $0.score >= 0.6 ? $0.book.title : nil }
+    }
+
     /// Whether any of `lines` holds `word` (letters only, lower case: "theflies").
     static func reads(_ word: String, _ lines: [ReadLine]) -> Bool {
         lines.contains { TextStage.letters($0.text).contains(word) }
@@ -611,9 +616,7 @@ struct TextPipelineTests {
         }
         #expect(!leaned.isEmpty && leaned.allSatisfy { $0.quarterTurns == 1 && region.holds($0.box) }, "leaned: \(leaned.map(\.text))")
         let matcher = BookMatcher(books: [Book(title: "Stardust", authors: ["Neil Gaiman"]), Book(title: "American Gods", authors: ["Neil Gaiman"])])
-        func named(_ lines: [ReadLine]) -> String? {
-            matcher.matches(for: TextStage.regionText(lines)).first.flatMap { $0.score >= 0.6 ? $0.book.title : nil }
-        }
+        func named(_ lines: [ReadLine]) -> String? { Self.named(lines, by: matcher) }
         #expect(named(first) == nil, "first: \(first.map(\.text))")
         #expect(named(RegionReader.keepBest(first + again)) == "Stardust", "again: \(again.map(\.text))")
         #expect(unsure.isEmpty)
@@ -824,9 +827,7 @@ struct TextPipelineTests {
         let regions = try await offPool { try SpineFinder().spines(in: photo).regions }
         let matcher = BookMatcher(books: ["Different Seasons", "Firestarter", "Cujo", "The Shining", "Christine", "Carrie", "Cell"]
             .map { Book(title: $0, authors: ["Stephen King"]) })
-        func named(_ lines: [ReadLine]) -> String? {
-            matcher.matches(for: TextStage.regionText(lines)).first.flatMap { $0.score >= 0.6 ? $0.book.title : nil }
-        }
+        func named(_ lines: [ReadLine]) -> String? { Self.named(lines, by: matcher) }
         // The spines under x = 560 (Different Seasons) and x = 690 (Firestarter) of 1440.
         var gained = 0
         for x in [560, 690] {
@@ -867,9 +868,7 @@ struct TextPipelineTests {
         }
         let matcher = BookMatcher(books: ["Firestarter", "Different Seasons", "The Shining", "Carrie", "Cujo"]
             .map { Book(title: $0, authors: ["Stephen King"]) })
-        func named(_ lines: [ReadLine]) -> String? {
-            matcher.matches(for: TextStage.regionText(lines)).first.flatMap { $0.score >= 0.6 ? $0.book.title : nil }
-        }
+        func named(_ lines: [ReadLine]) -> String? { Self.named(lines, by: matcher) }
         #expect(named(told300) == nil, "told 300, read \(told300.map(\.text)): the example no longer shows anything")
         #expect(named(estimated) == "Firestarter", "read \(estimated.map(\.text))")
         #expect(RegionReader.sparseResolution <= 70, "a stated resolution over 70 is used as it is, not estimated")
@@ -892,9 +891,7 @@ struct TextPipelineTests {
         }
         let matcher = BookMatcher(books: ["Colour Blind", "The Fifteen Streets", "Katie Mulholland", "The Glass Virgin", "Maggie Rowan"]
             .map { Book(title: $0, authors: ["Catherine Cookson"]) })
-        func named(_ lines: [ReadLine]) -> String? {
-            matcher.matches(for: TextStage.regionText(lines)).first.flatMap { $0.score >= 0.6 ? $0.book.title : nil }
-        }
+        func named(_ lines: [ReadLine]) -> String? { Self.named(lines, by: matcher) }
         #expect(named(wideOnly) == nil, "read \(wideOnly.map(\.text)) without it: the example no longer shows anything")
         #expect(named(both) == "Colour Blind", "read \(both.map(\.text))")
     }
@@ -917,9 +914,7 @@ struct TextPipelineTests {
                                           Book(title: "Cover Story", authors: []),
                                           Book(title: "Designing for Emotion", authors: ["Aarron Walter"]),
                                           Book(title: "CSS3 for Web Designers", authors: ["Dan Cederholm"])])
-        func named(_ lines: [ReadLine]) -> String? {
-            matcher.matches(for: TextStage.regionText(lines)).first.flatMap { $0.score >= 0.6 ? $0.book.title : nil }
-        }
+        func named(_ lines: [ReadLine]) -> String? { Self.named(lines, by: matcher) }
         #expect(named(whole) == nil, "read \(whole.map(\.text)) whole: the example no longer shows anything")
         #expect(named(tight) == "Sass for Web Designers", "read \(tight.map(\.text))")
         #expect(tight.allSatisfy { region.holds($0.box) })
