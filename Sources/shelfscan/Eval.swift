@@ -43,9 +43,13 @@ struct Eval: AsyncParsableCommand {
     @Option(name: [.customShort("j"), .long], help: "Images scanned at once (default: one per core).")
     var jobs: Int?
 
+    @Option(help: ReadBudgetArgument.help)
+    var readBudget: ReadBudgetArgument?
+
     func run() async throws {
         var options = ScanOptions()
         if let jobs { options.concurrency = max(1, jobs) }
+        if let readBudget { options.readBudget = readBudget.seconds }
         // Offline always: eval never touches the network.
         let matchLibrary: LibraryDatabase
         do {

@@ -44,6 +44,9 @@ struct Scan: AsyncParsableCommand {
     @Flag(help: "Print each image's time per stage on standard error.")
     var timings = false
 
+    @Option(help: ReadBudgetArgument.help)
+    var readBudget: ReadBudgetArgument?
+
     @Option(help: ArgumentHelp("Write a picture of each image's findings (regions, text, books) here.", valueName: "dir"))
     var annotate: String?
 
@@ -62,6 +65,7 @@ struct Scan: AsyncParsableCommand {
         options.mode = mode
         options.top = top
         options.minimumConfidence = minConfidence
+        if let readBudget { options.readBudget = readBudget.seconds }
         if let tessdata {
             do { options.tessdata = try ModelLocator.tessdata(explicit: tessdata) } catch { throw CLIError(error.message) }
         }

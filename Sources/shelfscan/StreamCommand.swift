@@ -54,6 +54,9 @@ struct Stream: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Folder holding eng.traineddata (default: the project's Models/).", valueName: "dir"))
     var tessdata: String?
 
+    @Option(help: ReadBudgetArgument.help)
+    var readBudget: ReadBudgetArgument?
+
     @Flag(help: "Add confirmed books to the library (described by the catalogues when they can be).")
     var add = false
 
@@ -82,6 +85,7 @@ struct Stream: AsyncParsableCommand {
         options.retryEvery = retryEvery
         options.ocr = !noOcr
         options.scan.mode = mode
+        if let readBudget { options.scan.readBudget = readBudget.seconds }
         if let tessdata {
             do { options.scan.tessdata = try ModelLocator.tessdata(explicit: tessdata) } catch { throw CLIError(error.message) }
         }

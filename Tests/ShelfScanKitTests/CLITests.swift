@@ -131,6 +131,19 @@ struct CLITests {
         #expect(run.stderr.isEmpty, "stderr: \(run.stderr)")
     }
 
+    @Test("--read-budget takes seconds or off; anything else is refused in one line naming the option")
+    func readBudgetValues() async throws {
+        let dir = try TemporaryDirectory()
+        let bad = try await CLI.run([Self.odyssey, "--read-budget", "soon"], in: dir)
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("--read-budget"), "stderr: \(bad.stderr)")
+        for value in ["off", "1.5"] {
+            let run = try await CLI.run([Self.odyssey, "--read-budget", value, "--library", dir.file("none.sqlite")], in: dir)
+            #expect(run.status == 0, "\(value): \(run.stderr)")
+            #expect(run.stdout.contains("9780143039952"))
+        }
+    }
+
     @Test("a book added with `library add` is found in the library when scanned")
     func addThenScan() async throws {
         let dir = try TemporaryDirectory()

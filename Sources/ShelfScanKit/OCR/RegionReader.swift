@@ -104,6 +104,8 @@ public struct RegionReader: Sendable {
     public var fineLocalRetry = ProcessInfo.processInfo.environment["SHELFSCAN_FINE_LOCAL"] != "off"
     /// Crops turned gray by each pixel's darkest channel instead of luminance (`PixImage.darkestChannel`).
     public var darkestChannel = false
+    /// The image's recognition budget: once spent, only first readings run (`ReadBudget`).
+    public var budget: ReadBudget?
 
     public init() {}
 
@@ -114,8 +116,9 @@ public struct RegionReader: Sendable {
     /// (for the caller to choose once the photo's usual direction is known).
     /// `mayBeBlank`: false when letters are known to be on the spine (an earlier reading's), so
     /// a crop read as nothing is retried every way all the same.
+    /// `first`: the region's first reading, run whatever the budget (its retries are not).
     public func read(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
-                     votes: DirectionVotes? = nil, all: Bool = false, mayBeBlank: Bool = true) throws(ShelfScanError) -> [ReadLine] {
+                     votes: DirectionVotes? = nil, all: Bool = false, mayBeBlank: Bool = true, first: Bool = false) throws(ShelfScanError) -> [ReadLine] {
         let p = try prepare(region, in: image)
         let single = Self.isSingle(region)
         var turns = region.quarterTurns
@@ -129,7 +132,8 @@ public struct RegionReader: Sendable {
         var firstBest = 0.0
         var lines = try read(p.sized, turns: turns, single: single, region: region, factor: p.factor,
                              offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global,
-                             onDroppedLine: { spoilt.insert($0); dropped = true }, onPage: { found += $0; firstBest = max(firstBest, $1) })
+                             essential: first, onDroppedLine: { spoilt.insert($0); dropped = true },
+                             onPage: { found += $0; firstBest = max(firstBest, $1) })
         // A confident line on the spine itself (a neighbour's sliver does not count).
         func onSpine() -> Bool { !sureLines(lines, on: region).isEmpty }
         // The photo's usual direction alone once it has one (most spines read one way), asked
@@ -852,16 +856,20 @@ public struct RegionReader: Sendable {
     private func read(_ sized: PixImage, turns: [Int], single: Bool, region: TextRegion, factor: Double,
                       offset: (Double, Double), background: UInt32, engine: TesseractEngine,
                       thresholding: Thresholding, tag: String = "", page: PageLayout? = nil, resolution: Int? = nil,
+                      essential: Bool = false,
                       onDroppedLine: ((Int) -> Void)? = nil, onPage: ((Int, Double) -> Void)? = nil) throws(ShelfScanError) -> [ReadLine] {
         let (offsetX, offsetY) = offset
         let pad = Self.pad
         var lines: [ReadLine] = []
         for turns in turns {
             if single, lines.contains(where: { $0.confidence >= 85 }) { break }
+            if !essential, budget?.isSpent == true { break }
             let turned = try sized.rotated(quarterTurns: turns).padded(by: pad, gray: background)
             let t0 = ContinuousClock.now
+            let cpu0 = budget == nil ? 0 : ReadBudget.threadCPU()
             let page = try engine.recognize(turned, layout: page ?? (region.layout == .cover ? .auto : .block), thresholding: thresholding,
                                             deadline: region.layout == .cover ? nil : readDeadline, resolution: resolution)
+            budget?.charge(ReadBudget.threadCPU() &- cpu0)
             onPage?(page.lines.count, page.lines.map(\.confidence).max() ?? 0)
             if Self.traceReads {
                 FileHandle.standardError.write(Data("READ r\(region.row)-\(region.index) q\(turns) \(thresholding == .global ? "global" : "\(thresholding)")\(tag) \(turned.width)x\(turned.height) \(String(format: "%.0f", t0.millisecondsElapsed)) ms lines \(page.lines.count) best \(Int(page.lines.map(\.confidence).max() ?? 0))\n".utf8))

@@ -26,6 +26,9 @@ public struct ScanOptions: Sendable {
     public var limits = ImageLimits()
     /// Images scanned at once (one worker per core by default).
     public var concurrency = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// Seconds of recognition per OCR worker one image may spend beyond its first readings
+    /// (`ReadBudget`); nil: no limit. `SHELFSCAN_READ_BUDGET` (seconds or `off`) sets the default.
+    public var readBudget: Double? = ReadBudget.seconds(from: ProcessInfo.processInfo.environment, fallback: nil)
 
     public init() {}
 }
@@ -151,7 +154,8 @@ public struct ShelfScanner: Sendable {
         let settledByBarcode = options.mode == .auto && !readout.barcodes.isEmpty
         if options.mode != .barcode && !settledByBarcode {
             do {
-                let stage = try TextStage(workers: text.workers, matcher: text.matcher(), minimumScore: options.minimumMatchScore)
+                var stage = try TextStage(workers: text.workers, matcher: text.matcher(), minimumScore: options.minimumMatchScore)
+                stage.reader.budget = options.readBudget.map { ReadBudget(seconds: $0, workers: text.workers.size) }
                 var spines: (layout: SpineFinder.Layout, milliseconds: Double)?
                 if let (found, ms) = spineSlot.values[0] { spines = (try found.get(), ms) }
                 let found = try stage.run(image, mode: options.mode, spines: spines)

@@ -119,7 +119,9 @@ struct TextStage {
                        _ body: @escaping @Sendable (TextRegion, [ReadLine], TesseractEngine) throws(ShelfScanError) -> [ReadLine])
             throws(ShelfScanError)
         {
-            guard !picked.isEmpty else { return }
+            // Once the budget is spent, a pass reads nothing new (`ReadBudget`); what was read
+            // ahead is still taken.
+            guard !picked.isEmpty, ahead != nil || reader.budget?.isSpent != true else { return }
             if RegionReader.traceReads { FileHandle.standardError.write(Data("PASS \(pass) \(picked.count) regions\n".utf8)) }
             clock = .now
             let before = picked.map { lines[$0] }
@@ -454,7 +456,7 @@ struct TextStage {
     func read(_ regions: [TextRegion], in image: PixImage) throws(ShelfScanError) -> (kept: [[ReadLine]], all: [[ReadLine]]) {
         let votes = DirectionVotes()
         let all = try readEach(regions) { _, region, engine throws(ShelfScanError) in
-            try reader.read(region, in: image, engine: engine, votes: votes, all: true)
+            try reader.read(region, in: image, engine: engine, votes: votes, all: true, first: true)
         }
         // Where a spine's ink was read both ways, the photo's usual way (of its sure lines,
         // standing and lying apart) wins unless the other was read clearly better.
