@@ -74,3 +74,30 @@ struct ReadBudgetTests {
         #expect(x > 0 && ReadBudget.threadCPU() > before)
     }
 }
+
+/// The title matcher built on a thread of its own while a photo is read.
+@Suite("Pending matcher")
+struct PendingMatcherTests {
+    @Test("every caller gets the one matcher built, however many wait for it")
+    func built() async throws {
+        let pending = PendingMatcher(building: { () throws(ShelfScanError) -> BookMatcher in
+            BookMatcher(books: [Book(title: "The Odyssey", authors: ["Homer"]), Book(title: "Persuasion", authors: ["Jane Austen"])])
+        })
+        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<4 { group.addTask { try await offPool { try pending.get().count } } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(counts == [2, 2, 2, 2])
+        #expect(try pending.get() === pending.get())
+    }
+
+    @Test("a matcher that could not be built is an error for every caller, not an empty matcher")
+    func failed() throws {
+        let pending = PendingMatcher(building: { () throws(ShelfScanError) -> BookMatcher in
+            throw ShelfScanError(.database, "library.sqlite: not a database")
+        })
+        for _ in 0..<2 {
+            #expect(throws: ShelfScanError.self) { try pending.get() }
+        }
+    }
+}

@@ -23,13 +23,27 @@ struct TextFindings {
 /// books, one book per group and no book twice.
 struct TextStage {
     let workers: OCRWorkers
-    let matcher: BookMatcher
+    /// The title matcher, perhaps still being built while the spines are read (`PendingMatcher`).
+    let matchers: PendingMatcher
+    /// The built matcher; only used once `matchers.get()` has returned it (an empty one else).
+    var matcher: BookMatcher { (try? matchers.get()) ?? Self.noBooks }
+    static let noBooks = BookMatcher(books: [])
     let finder = SpineFinder()
     var reader = RegionReader()
     /// Read unnamed spines with letters of mixed sizes piece by piece (`RegionReader.readPieces`).
     var readPieces = TextStage.piecesReading
     /// Matches scoring below this are not books.
     let minimumScore: Double
+
+    init(workers: OCRWorkers, matchers: PendingMatcher, minimumScore: Double) {
+        self.workers = workers
+        self.matchers = matchers
+        self.minimumScore = minimumScore
+    }
+
+    init(workers: OCRWorkers, matcher: BookMatcher, minimumScore: Double) {
+        self.init(workers: workers, matchers: PendingMatcher(matcher), minimumScore: minimumScore)
+    }
 
     /// `spines`: the regions, and the time finding them took, when already found.
     func run(_ image: PixImage, mode: ScanMode, spines: (layout: SpineFinder.Layout, milliseconds: Double)? = nil) throws(ShelfScanError) -> TextFindings {
@@ -62,6 +76,7 @@ struct TextStage {
             let lines = try read([whole], in: image).kept
             findings.ocrMilliseconds += clock.millisecondsElapsed
             clock = .now
+            _ = try matchers.get()
             let (books, unidentified) = match(lines: lines, regions: [whole], coverLike: true)
             findings.matchingMilliseconds += clock.millisecondsElapsed
             if !books.isEmpty {
@@ -93,6 +108,8 @@ struct TextStage {
         var lines = everyReading.kept
         findings.ocrMilliseconds = clock.millisecondsElapsed
         clock = .now
+        // The matcher, built meanwhile; its time waited for is matching's.
+        _ = try matchers.get()
         (findings.books, findings.unidentified) = match(lines: lines, regions: regions, coverLike: false, memo: memo)
         // Where a spine's ink was read both ways and the way kept names no book, the other way
         // may: upside-down capitals read surely ("ap sepog" for "Bodas de"), or two spines of
