@@ -650,3 +650,38 @@ struct TextConfidenceTests {
         #expect(TextConfidence.calibrated(score: 0.9, ocrConfidence: 90) > 0.95)
     }
 }
+
+/// The index's normalisation done on every core gives what one core gives, in order.
+@Suite("Book index build")
+struct BookIndexBuildTests {
+    @Test("the concurrent map keeps every item's place, for a few items and for many")
+    func concurrentMapOrder() {
+        for n in [0, 1, 7, 1_999, 2_000, 25_001] {
+            let items = (0..<n).map { "title \($0)" }
+            #expect(BookIndex.concurrentMap(items) { MatchText.words($0) } == items.map { MatchText.words($0) }, "\(n) items")
+        }
+    }
+
+    @Test("an index of 3,000 books, built on every core: each book is named by its title and author lines, and by its subtitle alone")
+    func manyBooks() {
+        // A made-up word of eight random letters for each number.
+        func word(_ i: Int) -> String {
+            var random = SplitMix64(state: UInt64(i))
+            return String((0..<8).map { _ in Character(Unicode.Scalar(UInt8(97 + random.next() % 26))) })
+        }
+        // Enough books for the concurrent path (2,000 or more), with subtitles and co-authors.
+        let books = (0..<3_000).map { i in
+            Book(title: "The \(word(i)) Chronicles: Tales of the \(word(i + 5_000)) Harbour", authors: ["Anne \(word(i + 9_000))", "Second Writer"])
+        }
+        let matcher = BookMatcher(books: books)
+        #expect(matcher.count == books.count)
+        for i in [0, 1, 1_499, 2_999] {
+            let m = matcher.matches(for: RegionText(lines: [TextLine(text: "THE \(word(i).uppercased()) CHRONICLES", confidence: 90),
+                                                            TextLine(text: "Anne \(word(i + 9_000))", confidence: 90)])).first
+            #expect(m?.book.title == books[i].title, "book \(i): \(String(describing: m?.book.title))")
+            // Its subtitle alone names it too (a subtitle entry of the same book).
+            let bySubtitle = matcher.matches(for: RegionText(lines: [TextLine(text: "Tales of the \(word(i + 5_000)) Harbour", confidence: 90)])).first
+            #expect(bySubtitle?.book.title == books[i].title, "book \(i) by its subtitle: \(String(describing: bySubtitle?.book.title))")
+        }
+    }
+}
