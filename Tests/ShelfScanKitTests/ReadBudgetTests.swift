@@ -99,5 +99,7 @@ struct PendingMatcherTests {
         for _ in 0..<2 {
             #expect(throws: ShelfScanError.self) { try pending.get() }
         }
+        #expect(pending.failed)
+        #expect(!PendingMatcher(BookMatcher(books: [])).failed)
     }
 }

@@ -6,9 +6,10 @@ import Foundation
 /// read) still run. Counted in the reading threads' own CPU time, not wall time, so that an
 /// image read beside another (`eval`, a batch) gets the same readings as one read alone.
 ///
-/// Without it a real phone photo of a shelf took 3 to 26 s on two cores (retries on spines
-/// whose letters are too small to read, read six or eight ways each); with it the time is
-/// bounded whatever the photo holds.
+/// Off by default (`ScanOptions.readBudget`): it costs books on the photos that take long.
+/// Without it a real phone photo of a shelf takes 3 to 30 s on two cores (spines whose letters
+/// are too small to read are retried six or eight ways each, then read again by every later
+/// pass); with it the time is bounded whatever the photo holds.
 ///
 /// `@unchecked Sendable`: `spent` is only touched under `lock`.
 public final class ReadBudget: @unchecked Sendable {

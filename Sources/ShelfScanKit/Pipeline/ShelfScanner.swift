@@ -299,12 +299,13 @@ final class TextResources: @unchecked Sendable {
         self.library = library
     }
 
-    /// The matcher over the library, its building started by the first call.
+    /// The matcher over the library, its building started by the first call (and again after a
+    /// build that failed: a library busy for a moment fails one image, not the rest of a batch).
     @discardableResult
     func matchers() -> PendingMatcher {
         lock.lock()
         defer { lock.unlock() }
-        if let pending { return pending }
+        if let pending, !pending.failed { return pending }
         let library = self.library
         let made = PendingMatcher { () throws(ShelfScanError) -> BookMatcher in
             let source = if let library { library } else { try LibraryDatabase.inMemory() }
@@ -339,6 +340,14 @@ final class PendingMatcher: @unchecked Sendable {
             condition.unlock()
         }
         thread.start()
+    }
+
+    /// Whether the build has ended in an error (false while it runs).
+    var failed: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if case .failure? = result { return true }
+        return false
     }
 
     /// The matcher, once built (or the error building it met).
