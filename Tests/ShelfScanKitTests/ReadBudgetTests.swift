@@ -19,10 +19,7 @@ struct ReadBudgetTests {
 
     /// Recognitions `region` of `photo` takes with `budget`.
     static func readings(_ region: TextRegion, in photo: PixImage, budget: ReadBudget, first: Bool) async throws -> Int {
-        try await offPool {
-            let engine = try TesseractEngine(tessdata: Fixtures.models)
-            var reader = RegionReader()
-            reader.readDeadline = nil
+        try await offPoolReading { reader, engine in
             reader.budget = budget
             _ = try reader.read(region, in: photo, engine: engine, first: first)
             return budget.readings

@@ -180,3 +180,14 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
         Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
     }
 }
+
+/// `body` off the pool (`offPool`) with one engine and a reader without the read deadline, so a
+/// loaded machine reads what an idle one does.
+func offPoolReading<T: Sendable>(_ body: @escaping @Sendable (inout RegionReader, TesseractEngine) throws -> T) async throws -> T {
+    try await offPool {
+        let engine = try TesseractEngine(tessdata: Fixtures.models)
+        var reader = RegionReader()
+        reader.readDeadline = nil
+        return try body(&reader, engine)
+    }
+}

@@ -50,10 +50,7 @@ struct TextPipelineTests {
                                    in photo: PixImage, base: @escaping @Sendable (inout RegionReader) -> Void = { _ in })
         async throws -> (with: [ReadLine], without: [ReadLine])
     {
-        try await offPool {
-            let engine = try TesseractEngine(tessdata: Fixtures.models)
-            var reader = RegionReader()
-            reader.readDeadline = nil
+        try await offPoolReading { reader, engine in
             base(&reader)
             reader[keyPath: option] = true
             let with = try reader.read(region, in: photo, engine: engine)
@@ -385,10 +382,7 @@ struct TextPipelineTests {
         let box = BoundingBox(x: 674, y: 78, width: 72, height: 694)
         let withBand = TextRegion(layout: .spine, box: box, lean: -2, typicalThickness: 48, row: 0, index: 5, band: 692...730)
         let withoutBand = TextRegion(layout: .spine, box: box, lean: -2, typicalThickness: 48, row: 0, index: 5)
-        let (read, unread) = try await offPool {
-            let engine = try TesseractEngine(tessdata: Fixtures.models)
-            var reader = RegionReader()
-            reader.readDeadline = nil
+        let (read, unread) = try await offPoolReading { reader, engine in
             return (try reader.read(withBand, in: photo, engine: engine), try reader.read(withoutBand, in: photo, engine: engine))
         }
         #expect(Self.reads("theflies", read), "read: \(read.map(\.text))")
@@ -451,10 +445,7 @@ struct TextPipelineTests {
         let region = try #require(regions.first { r in
             r.layout == .lyingSpine && abs(r.box.y + r.box.height / 2 - 572) < 20
         }, "regions: \(regions.map(\.box))")
-        let (apart, first) = try await offPool {
-            let engine = try TesseractEngine(tessdata: Fixtures.models)
-            var reader = RegionReader()
-            reader.readDeadline = nil
+        let (apart, first) = try await offPoolReading { reader, engine in
             let first = try reader.read(region, in: photo, engine: engine)
             return (try reader.readSmallLetters(region, in: photo, engine: engine, besides: first), first)
         }
@@ -508,10 +499,7 @@ struct TextPipelineTests {
         let region = try #require(regions.first { r in
             r.layout == .spine && r.box.x <= 1140 && r.box.x + r.box.width >= 1160 && r.box.width < 80 && r.box.y < 300
         }, "regions: \(regions.map(\.box))")
-        let (pieces, first) = try await offPool {
-            let engine = try TesseractEngine(tessdata: Fixtures.models)
-            var reader = RegionReader()
-            reader.readDeadline = nil
+        let (pieces, first) = try await offPoolReading { reader, engine in
             return (try reader.readPieces(region, in: photo, engine: engine, turns: [3]), try reader.read(region, in: photo, engine: engine))
         }
         #expect(Self.reads("slaughterhouse", pieces), "pieces: \(pieces.map(\.text)), first reading: \(first.map(\.text))")
@@ -554,10 +542,7 @@ struct TextPipelineTests {
         let region = try #require(regions.first { r in
             r.layout == .spine && r.box.x <= 470 && r.box.x + r.box.width >= 520 && r.box.width < 100 && r.box.y < 300
         }, "regions: \(regions.map(\.box))")
-        let (first, smaller, unsure) = try await offPool {
-            let engine = try TesseractEngine(tessdata: Fixtures.models)
-            var reader = RegionReader()
-            reader.readDeadline = nil
+        let (first, smaller, unsure) = try await offPoolReading { reader, engine in
             let first = try reader.read(region, in: photo, engine: engine)
             let smaller = try reader.readRescaled(region, in: photo, engine: engine, factor: 0.67, besides: first)
             let unsure = try reader.readRescaled(region, in: photo, engine: engine, factor: 0.67,
@@ -598,10 +583,7 @@ struct TextPipelineTests {
         let region = try #require(regions.first { r in
             r.layout == .spine && r.box.x <= 600 && r.box.x + r.box.width >= 640 && r.box.width < 100
         }, "regions: \(regions.map(\.box))")
-        let (first, again, unsure) = try await offPool {
-            let engine = try TesseractEngine(tessdata: Fixtures.models)
-            var reader = RegionReader()
-            reader.readDeadline = nil
+        let (first, again, unsure) = try await offPoolReading { reader, engine in
             let first = try reader.read(region, in: photo, engine: engine)
             let again = try reader.readBand(region, in: photo, engine: engine, besides: first)
             let unsure = try reader.readBand(region, in: photo, engine: engine,
@@ -660,10 +642,7 @@ struct TextPipelineTests {
         let box = BoundingBox(x: 151, y: 667, width: 840, height: 72)
         let withBand = TextRegion(layout: .lyingSpine, box: box, lean: 0, typicalThickness: 60, row: 0, index: 4, band: 672...734)
         let withoutBand = TextRegion(layout: .lyingSpine, box: box, lean: 0, typicalThickness: 60, row: 0, index: 4)
-        let (read, unread) = try await offPool {
-            let engine = try TesseractEngine(tessdata: Fixtures.models)
-            var reader = RegionReader()
-            reader.readDeadline = nil
+        let (read, unread) = try await offPoolReading { reader, engine in
             return (try reader.read(withBand, in: photo, engine: engine), try reader.read(withoutBand, in: photo, engine: engine))
         }
         #expect(Self.reads("persuasion", read) && Self.reads("janeausten", read), "read: \(read.map(\.text))")
@@ -833,10 +812,7 @@ struct TextPipelineTests {
         for x in [560, 690] {
             let region = try #require(regions.first { r in r.layout == .spine && r.box.x <= x && r.box.x + r.box.width >= x },
                                       "regions: \(regions.map(\.box))")
-            let (block, sparse) = try await offPool {
-                let engine = try TesseractEngine(tessdata: Fixtures.models)
-                var reader = RegionReader()
-                reader.readDeadline = nil
+            let (block, sparse) = try await offPoolReading { reader, engine in
                 return (try reader.read(region, in: photo, engine: engine),
                         try reader.readSparse(region, in: photo, engine: engine, turns: [3]))
             }
@@ -859,10 +835,7 @@ struct TextPipelineTests {
         // adam1's Firestarter: white capitals on red beside the author's face. Tesseract's layout
         // analysis of sparse text, told 300 pixels per inch, finds no line there.
         let (photo, region) = try await Self.sharedSpine("freegle/adam1.jpg", x: 690)
-        let (told300, estimated) = try await offPool {
-            let engine = try TesseractEngine(tessdata: Fixtures.models)
-            var reader = RegionReader()
-            reader.readDeadline = nil
+        let (told300, estimated) = try await offPoolReading { reader, engine in
             return (try reader.readSparse(region, in: photo, engine: engine, turns: [3], resolution: 300),
                     try reader.readSparse(region, in: photo, engine: engine, turns: [3]))
         }
@@ -880,10 +853,7 @@ struct TextPipelineTests {
         // suzanne5's Colour Blind: faint capitals on a worn spine, 25 px wide in an 800 px photo.
         // Neither the global threshold nor Tesseract's 99 px Sauvola window reads them.
         let (photo, region) = try await Self.sharedSpine("freegle/suzanne5.jpg", x: 45)
-        let (wideOnly, both) = try await offPool {
-            let engine = try TesseractEngine(tessdata: Fixtures.models)
-            var reader = RegionReader()
-            reader.readDeadline = nil
+        let (wideOnly, both) = try await offPoolReading { reader, engine in
             reader.fineLocalRetry = false
             let wide = try reader.read(region, in: photo, engine: engine)
             reader.fineLocalRetry = true
@@ -902,10 +872,7 @@ struct TextPipelineTests {
         // bookshelf-4's Sass for Web Designers: a thin spine whose crop reads as nothing; its
         // title's letters, cut out alone, read "SASS FOR WEB DESIGNERS".
         let (photo, region) = try await Self.sharedSpine("booklab/bookshelf-4.jpg", x: 343)
-        let (whole, tight) = try await offPool {
-            let engine = try TesseractEngine(tessdata: Fixtures.models)
-            var reader = RegionReader()
-            reader.readDeadline = nil
+        let (whole, tight) = try await offPoolReading { reader, engine in
             let tight = RegionReader.TightReading(turns: region.quarterTurns, avoiding: [])
             return (try reader.read(region, in: photo, engine: engine),
                     try reader.readPieces(region, in: photo, engine: engine, turns: region.quarterTurns, tight: tight))
