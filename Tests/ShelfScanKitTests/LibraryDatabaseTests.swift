@@ -197,6 +197,35 @@ struct LibraryBookTests {
         #expect(try db.search("Gatsby", includeCatalog: true).map(\.title) == ["The Great Gatsby"])
         #expect(try db.search("9780743273565", includeCatalog: true).map(\.title) == ["The Great Gatsby"])
     }
+
+    @Test("matchableBooks decodes every row as the Codable path does, escapes, blanks and all")
+    func matchableBooksDecoding() throws {
+        var odd = Book(title: "Tricky \"Names\"", subtitle: "A \\ subtitle", authors: ["Flann \"Myles\" O'Brien", "A\\B", "AC/DC",
+                       "Gabriel García Márquez", "Doe, Jane", "Zoë 📚", "\",\""], publisher: "Pub", year: 1999, pageCount: 321,
+                       language: "es", categories: ["Fiction", "Tab\there"], description: "line\nbreak", coverURL: "https://x/y.jpg",
+                       source: "test", dateAdded: Date(timeIntervalSince1970: 1_700_000_000.123), readingStatus: nil, rating: 4,
+                       notes: "n", copies: 3)
+        odd.isbn13 = nil
+        let plain = Book(title: "Nobody", authors: [], dateAdded: SampleBooks.date(9), readingStatus: .currentlyReading)
+        let spaced = Book(title: "Two", authors: ["Ann Lee", "Bo Wu"], categories: [], dateAdded: SampleBooks.date(10), owned: false)
+        let db = try SampleBooks.library(SampleBooks.owned + [SampleBooks.catalogueGatsby, odd, plain, spaced])
+        let books = try db.matchableBooks()
+        #expect(books.count == SampleBooks.owned.count + 4)
+        let ids = books.compactMap(\.id)
+        #expect(ids.count == books.count && ids == ids.sorted())
+        for book in books {
+            // `book(id:)` decodes through GRDB's Codable support.
+            #expect(try db.book(id: #require(book.id)) == book)
+        }
+        #expect(books.contains { $0.authors.last == "\",\"" && $0.categories == ["Fiction", "Tab\there"] && $0.copies == 3 })
+        #expect(books.contains { $0.authors.isEmpty && $0.readingStatus == .currentlyReading })
+        // Arrays written spaced, or with escapes, go through JSONDecoder.
+        #expect(try Book.strings("[\"A\", \"B\"]".databaseValue) == ["A", "B"])
+        #expect(try Book.strings("[\"A\\/B\",\"C\"]".databaseValue) == ["A/B", "C"])
+        #expect(try Book.strings("[]".databaseValue) == [])
+        #expect(try Book.strings(DatabaseValue.null) == [])
+        #expect(throws: (any Error).self) { try Book.strings("[\"A\",".databaseValue) }
+    }
 }
 
 @Suite("Library database: search")

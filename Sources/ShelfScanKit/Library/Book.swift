@@ -81,3 +81,55 @@ public struct Book: Codable, Sendable, Equatable, Identifiable, FetchableRecord,
         id = inserted.rowID
     }
 }
+
+extension Book {
+    /// The columns `init(matchRow:)` reads, in its order.
+    static let matchColumns = ["id", "isbn13", "isbn10", "title", "subtitle", "authors", "publisher", "year", "pageCount",
+                               "language", "categories", "description", "coverURL", "source", "dateAdded", "readingStatus",
+                               "rating", "notes", "owned", "copies"]
+
+    /// A row of `SELECT <matchColumns> FROM books`, decoded as `Codable` would decode it, by column
+    /// position (`LibraryDatabase.matchableBooks`).
+    init(matchRow row: Row) throws {
+        guard let dateAdded = Date.fromDatabaseValue(row[14]) else {
+            throw DatabaseError(message: "book \(row[0] as Int64? ?? 0): dateAdded is not a date")
+        }
+        let status = row[15] as DatabaseValue
+        self.init(title: row[3] as String? ?? "", authors: try Self.strings(row[5]), dateAdded: dateAdded)
+        id = row[0]
+        isbn13 = row[1]
+        isbn10 = row[2]
+        subtitle = row[4]
+        publisher = row[6]
+        year = row[7]
+        pageCount = row[8]
+        language = row[9]
+        categories = try Self.strings(row[10])
+        description = row[11]
+        coverURL = row[12]
+        source = row[13] as String? ?? ""
+        readingStatus = status.isNull ? nil : ReadingStatus.fromDatabaseValue(status)
+        rating = row[16]
+        notes = row[17]
+        owned = row[18] as Bool? ?? true
+        copies = row[19] as Int? ?? 1
+    }
+
+    /// A JSON array of strings as the column stores it (`["A","B"]`): split by hand when no
+    /// string in it holds an escape, through `JSONDecoder` otherwise.
+    static func strings(_ value: DatabaseValue) throws -> [String] {
+        guard let text = String.fromDatabaseValue(value) else { return [] }
+        let utf8 = text.utf8
+        if !utf8.contains(UInt8(ascii: "\\")), utf8.first == UInt8(ascii: "["), utf8.last == UInt8(ascii: "]") {
+            let inner = text.dropFirst().dropLast()
+            if inner.isEmpty { return [] }
+            // Without escapes no string holds a quote, so `","` only ever separates two of them
+            // (a quote left in a part: the array is spaced otherwise, `["A", "B"]`).
+            if inner.first == "\"", inner.last == "\"", inner.count >= 2 {
+                let parts = inner.dropFirst().dropLast().components(separatedBy: "\",\"")
+                if !parts.contains(where: { $0.contains("\"") }) { return parts }
+            }
+        }
+        return try JSONDecoder().decode([String].self, from: Data(text.utf8))
+    }
+}
