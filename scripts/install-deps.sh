@@ -2,7 +2,7 @@
 # Installs the Debian packages shelfscan needs, when any is missing (sudo when not root).
 set -euo pipefail
 packages=(pkg-config libtesseract-dev libleptonica-dev libzbar-dev libsqlite3-dev libcurl4-openssl-dev
-          tesseract-ocr-eng zbar-tools ffmpeg)
+          tesseract-ocr-eng tesseract-ocr zbar-tools ffmpeg)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
