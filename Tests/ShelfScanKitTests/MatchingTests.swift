@@ -685,3 +685,111 @@ struct BookIndexBuildTests {
         }
     }
 }
+
+/// The normaliser's fast paths (ASCII without `fold`, byte search instead of Foundation's
+/// `range(of:)`) give what the plain implementation they replaced gives.
+@Suite("Match text fast paths")
+struct MatchTextFastPathTests {
+    /// The implementation before 2026-11-26's fast paths, kept as the reference.
+    enum Reference {
+        static func words(_ text: String) -> [String] {
+            var words: [String] = []
+            var current: [Unicode.Scalar] = []
+            func flush() {
+                guard !current.isEmpty else { return }
+                var s = current
+                let letters = s.filter { $0.properties.isAlphabetic }.count
+                if letters >= 1, letters < s.count, 2 * letters >= s.count {
+                    s = s.map { c in c == "0" ? "o" : c == "1" ? "l" : c == "5" ? "s" : c }
+                }
+                var out = String.UnicodeScalarView()
+                out.append(contentsOf: s)
+                words.append(String(out))
+                current.removeAll(keepingCapacity: true)
+            }
+            let text = text.contains("++") ? text.replacingOccurrences(of: "++", with: "pp") : text
+            for scalar in text.unicodeScalars {
+                if scalar == "'" || scalar == "\u{2019}" || scalar == "`" || scalar == "\u{2018}" {
+                    if current.count == 1 { flush() }
+                    continue
+                }
+                if scalar == "\u{B7}" { continue }
+                let folded = MatchText.fold(scalar)
+                if folded.isEmpty { flush(); continue }
+                current.append(contentsOf: folded)
+            }
+            flush()
+            return words
+        }
+
+        static func title(_ title: String, subtitle: String? = nil) -> MatchText.Title {
+            var main = ""
+            var extraText = subtitle.map { $0 + " " } ?? ""
+            var depth = 0
+            for ch in title {
+                switch ch {
+                case "(", "[", "{": depth += 1; extraText.append(" ")
+                case ")", "]", "}": depth = max(0, depth - 1); extraText.append(" ")
+                default: if depth > 0 { extraText.append(ch) } else { main.append(ch) }
+                }
+            }
+            var cut = main.endIndex
+            for separator in [":", " / ", " = ", " ; "] {
+                if let r = main.range(of: separator), r.lowerBound < cut { cut = r.lowerBound }
+            }
+            var search = main.startIndex
+            while let r = main.range(of: ". ", range: search..<main.endIndex), r.lowerBound < cut {
+                let before = main[..<r.lowerBound].reversed().prefix { $0.isLetter }
+                if before.count >= 4, let next = main[r.upperBound...].first, next.isUppercase { cut = r.lowerBound; break }
+                search = r.upperBound
+            }
+            var core = words(String(main[..<cut]))
+            extraText += " " + main[cut...]
+            var extra = words(extraText)
+            let afterColon = main[cut...].hasPrefix(":") ? String(main[cut...].prefix { !"/=;".contains($0) }) : ""
+            let volume = core.isEmpty ? [] : words((subtitle ?? "") + " " + afterColon).filter { $0.allSatisfy(\.isNumber) }
+            if core.isEmpty { core = words(main); extra = words(extraText) }
+            if core.isEmpty { core = words(title) }
+            if core.count > 1, MatchText.articles.contains(core[0]) { extra.append(core.removeFirst()) }
+            return MatchText.Title(core: core, extra: extra, volume: volume)
+        }
+    }
+
+    /// Strings of letters (ASCII, accented, other scripts), digits, separators and punctuation.
+    static func randomTexts(_ count: Int) -> [String] {
+        let pieces = ["a", "B", "z", "Q", "0", "1", "5", "9", "é", "Ä", "ß", "æ", "Ø", "ł", "ç", "Ω", "ж", "中", "🙂", "e\u{301}",
+                      " ", " ", " ", ":", " : ", " / ", " = ", " ; ", ". ", ".", "'", "’", "`", "·", "++", "+", "(", ")", "[", "]",
+                      "{", "}", "-", ",", "&", "#", "\"", "Mr. ", "The ", "the ", "L'", "Vol. 2", "\t", "\u{A0}"]
+        var random = SplitMix64(state: 2026_11_26)
+        return (0..<count).map { _ in
+            (0..<Int(random.next() % 24)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
+        }
+    }
+
+    @Test("words and titles of 20,000 random strings are those of the plain implementation")
+    func randomStrings() {
+        let texts = Self.randomTexts(20_000)
+        for (i, text) in texts.enumerated() {
+            #expect(MatchText.words(text) == Reference.words(text), "\(text.debugDescription)")
+            let subtitle = i % 3 == 0 ? texts[(i + 1) % texts.count] : nil
+            #expect(MatchText.title(text, subtitle: subtitle) == Reference.title(text, subtitle: subtitle), "\(text.debugDescription)")
+        }
+    }
+
+    @Test("every field of both reference catalogues normalises as before",
+          .enabled(if: Fixtures.hasSharedCorpora, "../shared/corpora is absent beside the repository"))
+    func catalogues() throws {
+        var fields = 0
+        for name in ["goodbooks-10k_isbn_normalized.csv", "library-dataset_library_books.csv"] {
+            let text = try String(contentsOfFile: Fixtures.sharedCorpora + "/catalog/" + name, encoding: .utf8)
+            for row in CSVReader.rows(text) {
+                for field in row {
+                    fields += 1
+                    #expect(MatchText.words(field) == Reference.words(field), "\(field.debugDescription)")
+                    #expect(MatchText.title(field) == Reference.title(field), "\(field.debugDescription)")
+                }
+            }
+        }
+        #expect(fields > 100_000)
+    }
+}

@@ -32,11 +32,21 @@ public enum MatchText {
             current.removeAll(keepingCapacity: true)
         }
         // "C++" is a word of its own, not "C" ("The C++ Programming Language").
-        let text = text.contains("++") ? text.replacingOccurrences(of: "++", with: "pp") : text
+        let text = find("++", in: text, from: text.startIndex) != nil ? text.replacingOccurrences(of: "++", with: "pp") : text
         for scalar in text.unicodeScalars {
             if scalar == "'" || scalar == "\u{2019}" || scalar == "`" || scalar == "\u{2018}" {
                 // A single-letter elision starts a new word; elsewhere the apostrophe just vanishes.
                 if current.count == 1 { flush() }
+                continue
+            }
+            // ASCII, most of every title and name, without `fold`'s array per letter.
+            let v = scalar.value
+            if v < 128 {
+                switch v {
+                case 0x61...0x7A, 0x30...0x39: current.append(scalar)
+                case 0x41...0x5A: current.append(Unicode.Scalar(UInt8(v + 32)))
+                default: flush()
+                }
                 continue
             }
             if scalar == "\u{B7}" { continue } // Catalan l·l is one word
@@ -65,14 +75,14 @@ public enum MatchText {
         // or parallel title (after " = ").
         var cut = main.endIndex
         for separator in [":", " / ", " = ", " ; "] {
-            if let r = main.range(of: separator), r.lowerBound < cut { cut = r.lowerBound }
+            if let r = find(separator, in: main, from: main.startIndex), r.lowerBound < cut { cut = r.lowerBound }
         }
         // A full stop after a word of four letters or more, before a capital, ends the title as a
         // colon would ("Gedeelde Ruimte. Het Waddengebied in dertig ontmoetingen": 101 titles of
         // the 25k in the two catalogues); not "Mr. Mercedes", "The A.B.C. Murders" or "1Q84. Llibres".
         if Self.periodSubtitles {
             var search = main.startIndex
-            while let r = main.range(of: ". ", range: search..<main.endIndex), r.lowerBound < cut {
+            while let r = find(". ", in: main, from: search), r.lowerBound < cut {
                 let before = main[..<r.lowerBound].reversed().prefix { $0.isLetter }
                 if before.count >= 4, let next = main[r.upperBound...].first, next.isUppercase { cut = r.lowerBound; break }
                 search = r.upperBound
@@ -106,7 +116,7 @@ public enum MatchText {
             guard let colon = title.firstIndex(of: ":") else { return [] }
             text = String(title[title.index(after: colon)...])
             for stop in [" / ", " = ", " ; ", ":", "(", "["] {
-                if let r = text.range(of: stop) { text = String(text[..<r.lowerBound]) }
+                if let r = find(stop, in: text, from: text.startIndex) { text = String(text[..<r.lowerBound]) }
             }
         }
         var w = words(text)
@@ -192,10 +202,32 @@ public enum MatchText {
         return table
     }()
 
+    /// The first `needle` (ASCII) in `text` at or after `start`, compared byte by byte: Foundation's
+    /// `range(of:)` goes through `NSString` on Linux, and titles are normalised by the 100,000.
+    static func find(_ needle: String, in text: String, from start: String.Index) -> Range<String.Index>? {
+        let bytes = Array(needle.utf8)
+        guard let first = bytes.first else { return nil }
+        let utf8 = text.utf8
+        var i = start.samePosition(in: utf8) ?? start
+        while i < utf8.endIndex {
+            if utf8[i] == first {
+                var j = utf8.index(after: i), k = 1
+                while k < bytes.count, j < utf8.endIndex, utf8[j] == bytes[k] { j = utf8.index(after: j); k += 1 }
+                if k == bytes.count { return i..<j }
+            }
+            i = utf8.index(after: i)
+        }
+        return nil
+    }
+
     /// Digits read back as the letters OCR mistook them for.
     static func canonical(_ scalars: [Unicode.Scalar]) -> String {
         var s = scalars
-        let letters = s.filter { $0.properties.isAlphabetic }.count
+        var letters = 0
+        for c in s {
+            let v = c.value
+            if v < 128 ? (0x61...0x7A).contains(v) || (0x41...0x5A).contains(v) : c.properties.isAlphabetic { letters += 1 }
+        }
         if letters >= 1, letters < s.count, 2 * letters >= s.count {
             // A word that is mostly letters: its digits are misread letters.
             s = s.map { c in
