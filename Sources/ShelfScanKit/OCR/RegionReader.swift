@@ -516,7 +516,9 @@ public struct RegionReader: Sendable {
         else { return [] }
         let all = Self.pieces(of: letters, standing: standing)
         if Self.traceReads {
-            let shown = letters.map { standing ? "\($0.y)+\($0.height):\($0.width)" : "\($0.x)+\($0.width):\($0.height)" }.joined(separator: " ")
+            // Each letter's box only when asked for: on a big photo they are most of the trace.
+            let shown = !Self.traceLetters ? "\(letters.count)"
+                : letters.map { standing ? "\($0.y)+\($0.height):\($0.width)" : "\($0.x)+\($0.width):\($0.height)" }.joined(separator: " ")
             FileHandle.standardError.write(Data("PIECES r\(region.row)-\(region.index) \(all.map { "\($0.along) size \(Int($0.size)) n \($0.letters)" }) letters \(shown)\n".utf8))
         }
         guard all.count >= 2, let big = all.map(\.size).max(), let small = all.map(\.size).min(),
@@ -932,6 +934,8 @@ public struct RegionReader: Sendable {
     /// `SHELFSCAN_TRACE_READS=1`: every recognition on stderr (region, turn, threshold, size,
     /// milliseconds, lines, best confidence), to see where OCR time goes.
     static let traceReads = ProcessInfo.processInfo.environment["SHELFSCAN_TRACE_READS"] != nil
+    /// `SHELFSCAN_TRACE_READS=letters`: `PIECES` lines list every letter's box, not only their count.
+    static let traceLetters = ProcessInfo.processInfo.environment["SHELFSCAN_TRACE_READS"] == "letters"
 
     /// `SHELFSCAN_DEBUG_REGIONS=DIR`: every crop as read, with what was read (development aid).
     static let debugFolder = ProcessInfo.processInfo.environment["SHELFSCAN_DEBUG_REGIONS"]
