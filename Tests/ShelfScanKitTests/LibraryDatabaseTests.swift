@@ -226,6 +226,22 @@ struct LibraryBookTests {
         #expect(try Book.strings(DatabaseValue.null) == [])
         #expect(throws: (any Error).self) { try Book.strings("[\"A\",".databaseValue) }
     }
+
+    @Test("matchableBooks reads a value of the wrong type, written by another tool, as missing")
+    func matchableBooksWrongTypes() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("library.sqlite")
+        try LibraryDatabase.open(path: path).add(SampleBooks.odyssey)
+        // SQLite keeps text that is not a number as text, even in an INTEGER column, and a blob as
+        // a blob (GRDB's fatal error for `row[i] as Int?`).
+        try DatabaseQueue(path: path).write {
+            try $0.execute(sql: "UPDATE books SET year = 'nineteen', pageCount = X'00'")
+        }
+        let books = try LibraryDatabase.open(path: path).matchableBooks()
+        #expect(books.count == 1)
+        #expect(books.first?.title == "The Odyssey" && books.first?.authors == ["Homer"])
+        #expect(books.first?.year == nil && books.first?.pageCount == nil && books.first?.publisher == "Penguin")
+    }
 }
 
 @Suite("Library database: search")

@@ -89,30 +89,31 @@ extension Book {
                                "rating", "notes", "owned", "copies"]
 
     /// A row of `SELECT <matchColumns> FROM books`, decoded as `Codable` would decode it, by column
-    /// position (`LibraryDatabase.matchableBooks`).
+    /// position (`LibraryDatabase.matchableBooks`). A value of the wrong type (text in `year`,
+    /// written by another tool) reads as nil, not as a crash.
     init(matchRow row: Row) throws {
-        guard let dateAdded = Date.fromDatabaseValue(row[14]) else {
-            throw DatabaseError(message: "book \(row[0] as Int64? ?? 0): dateAdded is not a date")
+        func value<T: DatabaseValueConvertible>(_ column: Int) -> T? { T.fromDatabaseValue(row[column] as DatabaseValue) }
+        guard let dateAdded: Date = value(14) else {
+            throw DatabaseError(message: "book \(value(0) as Int64? ?? 0): dateAdded is not a date")
         }
-        let status = row[15] as DatabaseValue
-        self.init(title: row[3] as String? ?? "", authors: try Self.strings(row[5]), dateAdded: dateAdded)
-        id = row[0]
-        isbn13 = row[1]
-        isbn10 = row[2]
-        subtitle = row[4]
-        publisher = row[6]
-        year = row[7]
-        pageCount = row[8]
-        language = row[9]
+        self.init(title: value(3) ?? "", authors: try Self.strings(row[5]), dateAdded: dateAdded)
+        id = value(0)
+        isbn13 = value(1)
+        isbn10 = value(2)
+        subtitle = value(4)
+        publisher = value(6)
+        year = value(7)
+        pageCount = value(8)
+        language = value(9)
         categories = try Self.strings(row[10])
-        description = row[11]
-        coverURL = row[12]
-        source = row[13] as String? ?? ""
-        readingStatus = status.isNull ? nil : ReadingStatus.fromDatabaseValue(status)
-        rating = row[16]
-        notes = row[17]
-        owned = row[18] as Bool? ?? true
-        copies = row[19] as Int? ?? 1
+        description = value(11)
+        coverURL = value(12)
+        source = value(13) ?? ""
+        readingStatus = value(15)
+        rating = value(16)
+        notes = value(17)
+        owned = value(18) ?? true
+        copies = value(19) ?? 1
     }
 
     /// A JSON array of strings as the column stores it (`["A","B"]`): split by hand when no
