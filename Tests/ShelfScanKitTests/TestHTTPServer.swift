@@ -63,7 +63,7 @@ final class TestHTTPServer: @unchecked Sendable {
 
     typealias Route = @Sendable (_ method: String, _ target: String) -> Behaviour
 
-    /// The ephemeral port the kernel gave us.
+    /// The port this server listens on; after `stop()`, connections to it are refused.
     let port: UInt16
     /// `http://127.0.0.1:<port>`.
     var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -88,14 +88,22 @@ final class TestHTTPServer: @unchecked Sendable {
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw FixtureError("test server: socket() failed: errno \(errno)") }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(0).bigEndian  // 0: the kernel picks a free port
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        // A port named explicitly, below Linux's ephemeral range (32768-60999), and no
+        // SO_REUSEADDR: when `stop()` shuts the listener down, the kernel keeps an explicitly bound
+        // port bound to it (a port 0 bind is released at once), so the port answers "connection
+        // refused" for the rest of the process and no later test server can take it. Without
+        // this, a server started by a parallel test once got a stopped server's port and
+        // answered the requests of a test that expected the catalogue to be down.
+        var bound: Int32 = -1
+        for _ in 0..<200 {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16.random(in: 20_000..<32_768)).bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            if bound == 0 || errno != EADDRINUSE { break }
         }
         guard bound == 0, listen(fd, 64) == 0 else {
             let error = errno
@@ -157,7 +165,8 @@ final class TestHTTPServer: @unchecked Sendable {
             guard accepted else { close(fd); break }
             Thread.detachNewThread { [self] in serve(fd) }
         }
-        close(listener)
+        // The listener is shut down but never closed: it keeps the port (see `init`). One
+        // descriptor per server, a few dozen per test run.
         acceptFinished.signal()
     }
 
@@ -262,8 +271,9 @@ final class TestHTTPServer: @unchecked Sendable {
 
     // MARK: Stopping
 
-    /// Closes the listening socket and every open connection (hung ones included), and waits for
-    /// the server's threads to end. Idempotent.
+    /// Shuts the listening socket down (its port stays reserved, refusing connections) and closes
+    /// every open connection (hung ones included), then waits for the server's threads to end.
+    /// Idempotent.
     func stop() {
         let first: Bool = locked {
             guard !stopped else { return false }
