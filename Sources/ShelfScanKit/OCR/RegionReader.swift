@@ -117,8 +117,10 @@ public struct RegionReader: Sendable {
     /// `mayBeBlank`: false when letters are known to be on the spine (an earlier reading's), so
     /// a crop read as nothing is retried every way all the same.
     /// `first`: the region's first reading, run whatever the budget (its retries are not).
+    /// `hedges`: the photo's hedge regions' state (`TextRegion.hedge`).
     public func read(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
-                     votes: DirectionVotes? = nil, all: Bool = false, mayBeBlank: Bool = true, first: Bool = false) throws(ShelfScanError) -> [ReadLine] {
+                     votes: DirectionVotes? = nil, all: Bool = false, mayBeBlank: Bool = true, first: Bool = false,
+                     hedges: HedgeWatch? = nil) throws(ShelfScanError) -> [ReadLine] {
         let p = try prepare(region, in: image)
         let single = Self.isSingle(region)
         var turns = region.quarterTurns
@@ -156,6 +158,15 @@ public struct RegionReader: Sendable {
         // 403 / 425 with two books lost for one gained, the same two in two runs; at 45, 398 / 418.
         // Where no line was found at all the retries stay: wanda1's dark spines read only after
         // them (the gate there lost 6 books of its 7).
+        // A hedge (the photo's losing orientation) is read once, unless that found a sure line
+        // or a hedge of the photo has held a book's word already (`HedgeWatch`).
+        if region.hedge {
+            if confirms(lines, on: region) {
+                hedges?.hold()
+            } else if !onSpine(), hedges?.readOnce(region) ?? true {
+                return finished()
+            }
+        }
         if mayBeBlank, let least = Self.blankConfidence, region.layout != .cover, lines.isEmpty, found > 0, firstBest < least {
             if Self.traceReads { FileHandle.standardError.write(Data("BLANK r\(region.row)-\(region.index) best \(Int(firstBest))\n".utf8)) }
             lines = try read(p.sized, turns: usualTurns(), single: single, region: region, factor: p.factor,
@@ -287,6 +298,14 @@ public struct RegionReader: Sendable {
             .map { $0.inside(width: image.width, height: image.height) }
     }
 
+    /// True when a line of `lines` read surely on the region's spine holds a word of four
+    /// letters or more: a book's words, not a stripe or an edge read as "Ti" or "pe".
+    func confirms(_ lines: [ReadLine], on region: TextRegion) -> Bool {
+        sureLines(lines, on: region).contains { line in
+            line.text.split(separator: " ").contains { $0.filter(\.isLetter).count >= 4 }
+        }
+    }
+
     /// The lines of `lines` read surely (at `retryBelow` or more) on the region's own spine (a
     /// neighbour's sliver does not count).
     func sureLines(_ lines: [ReadLine], on region: TextRegion) -> [ReadLine] {
@@ -302,6 +321,7 @@ public struct RegionReader: Sendable {
         var tilted = TextRegion(layout: region.layout, box: region.box, lean: region.lean + delta,
                                 typicalThickness: region.typicalThickness, row: region.row, index: region.index)
         tilted.band = region.band
+        tilted.hedge = region.hedge
         let p = try prepare(tilted, in: image, leastTurn: Self.leanedLeastTurn)
         let crop = try bandCrop(p, region: tilted) ?? (p.sized, (p.offsetX, p.offsetY), p.background)
         return try read(crop.image, turns: turns, single: true, region: tilted, factor: p.factor,
@@ -1072,6 +1092,47 @@ public final class OCRWorkers: @unchecked Sendable {
         idle.append(engine)
         condition.signal()
         condition.unlock()
+    }
+}
+
+/// Whether one photo's hedge regions (`TextRegion.hedge`, its losing orientation) have held a
+/// book's word yet (`RegionReader.confirms`), and which of them were read only once before
+/// they did (to be read again in full). `@unchecked Sendable`: state only under `lock`.
+public final class HedgeWatch: @unchecked Sendable {
+    private struct Key: Hashable { let row: Int; let index: Int }
+    private let lock = NSLock()
+    private var isHeld = false
+    private var once = Set<Key>()
+
+    public init() {}
+
+    /// A hedge read a book's word surely.
+    func hold() {
+        lock.lock()
+        isHeld = true
+        lock.unlock()
+    }
+
+    public var held: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return isHeld
+    }
+
+    /// True (and `region` remembered) when no hedge has held yet: `region` is read once only.
+    func readOnce(_ region: TextRegion) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isHeld else { return false }
+        once.insert(Key(row: region.row, index: region.index))
+        return true
+    }
+
+    /// True when `region` was read only once (by `readOnce`).
+    public func wasReadOnce(_ region: TextRegion) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return once.contains(Key(row: region.row, index: region.index))
     }
 }
 

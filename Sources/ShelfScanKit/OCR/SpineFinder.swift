@@ -31,6 +31,11 @@ public struct TextRegion: Sendable, Equatable {
     /// from a neighbour's (`holds`), is what is read alone when the whole crop gives nothing of
     /// the spine, and gives the spine's own gray (`RegionReader.spineGrayPadding`).
     public var band: ClosedRange<Double>? = nil
+    /// Read in the photo's losing orientation as well, as a hedge (`SpineFinder.bothWays`: a
+    /// pile on a standing row, books standing beside a pile). Such a region is read once
+    /// (`RegionReader.read`) and skipped by the later passes, unless any hedge of the photo
+    /// reads a word surely: then they are all spines like the others (`TextStage.read`).
+    public var hedge = false
 
     /// True when `line` (a box in the photo) lies on the spine itself rather than on a
     /// neighbour's sliver: its middle, across the spine, falls within the band, give or take
@@ -138,7 +143,11 @@ public struct SpineFinder: Sendable {
         // their own, and matching keeps whichever reading names a book on each part.
         if Self.readBoth, !alternative.isEmpty,
            Double(useLying ? distinctStanding : distinctLying) >= Self.bothWays * Double(useLying ? distinctLying : distinctStanding) {
-            regions += regionsOf(useLying ? standing : lying, lying: !useLying, firstRow: 1000)
+            regions += regionsOf(useLying ? standing : lying, lying: !useLying, firstRow: 1000).map { r in
+                var hedge = r
+                hedge.hedge = Self.hedgeOnce
+                return hedge
+            }
             alternative = []
         }
         // A stack lying beside standing books: its part of the photo is read as a stack.
@@ -187,6 +196,9 @@ public struct SpineFinder: Sendable {
     /// the other six nothing more and nothing less, at up to twice the OCR time (`ruth1` 8.6 to
     /// 15 s, `liz14` 1.6 to 6.4 s with the deadline off).
     static let bothWays = 0.4
+    /// `SHELFSCAN_HEDGE=full`: the losing orientation's regions are retried like the winner's
+    /// (for measuring; `TextRegion.hedge`).
+    static let hedgeOnce = ProcessInfo.processInfo.environment["SHELFSCAN_HEDGE"] != "full"
     /// `SHELFSCAN_BOTH=off` reads only the winning orientation (for measuring).
     static let readBoth = ProcessInfo.processInfo.environment["SHELFSCAN_BOTH"] != "off"
 

@@ -105,6 +105,9 @@ struct TextStage {
         let memo = MatchMemo()
         var clock = ContinuousClock.now
         let everyReading = try read(regions, in: image)
+        // The losing orientation held a book's words: its regions are spines like the others.
+        var regions = regions
+        if everyReading.hedgeHeld { for r in regions.indices { regions[r].hedge = false } }
         var lines = everyReading.kept
         findings.ocrMilliseconds = clock.millisecondsElapsed
         clock = .now
@@ -167,10 +170,13 @@ struct TextStage {
             for r in regions.indices { for l in lines[r] where l.confidence >= 80 { votes.add(l.quarterTurns) } }
             return votes
         }
-        /// The regions none of whose lines a book was read from.
+        /// The regions none of whose lines a book was read from (hedges that held no word are
+        /// not retried: `TextRegion.hedge`).
         func unnamed(_ layouts: Set<TextRegion.Layout>) -> [Int] {
             let named = Set(findings.books.flatMap { $0.evidence.map(\.box) })
-            return regions.indices.filter { r in layouts.contains(regions[r].layout) && !lines[r].contains { named.contains($0.box) } }
+            return regions.indices.filter { r in
+                layouts.contains(regions[r].layout) && !regions[r].hedge && !lines[r].contains { named.contains($0.box) }
+            }
         }
         /// The unnamed spines with a line read on them (every unnamed spine when `all`).
         func unnamedWithLetters(all: Bool) -> [Int] {
@@ -470,15 +476,36 @@ struct TextStage {
     /// Reads every region, both cores busy (one engine each).
     /// `kept`: per region, its lines, one reading of each ink (`RegionReader.keepBest`); `all`:
     /// every line read, both ways.
-    func read(_ regions: [TextRegion], in image: PixImage) throws(ShelfScanError) -> (kept: [[ReadLine]], all: [[ReadLine]]) {
+    /// `hedgeHeld`: a region read as a hedge (`TextRegion.hedge`, the photo's losing
+    /// orientation) read a book's word surely (`RegionReader.confirms`); the hedges read only
+    /// once before that were then read again in full, as spines of the photo's own orientation.
+    func read(_ regions: [TextRegion], in image: PixImage) throws(ShelfScanError)
+        -> (kept: [[ReadLine]], all: [[ReadLine]], hedgeHeld: Bool)
+    {
         let votes = DirectionVotes()
-        let all = try readEach(regions) { _, region, engine throws(ShelfScanError) in
-            try reader.read(region, in: image, engine: engine, votes: votes, all: true, first: true)
+        // The losing orientation is read once: on most photos it is text and stripes seen
+        // crosswise (the lines of standing spines' titles as a "pile" of books a few pixels
+        // thick), where every retry reads nothing. Once it reads a word surely, it holds books
+        // (a pile on a standing row) and is read like the rest.
+        let hedges = HedgeWatch()
+        var all = try readEach(regions) { _, region, engine throws(ShelfScanError) in
+            try reader.read(region, in: image, engine: engine, votes: votes, all: true, first: true, hedges: hedges)
+        }
+        if hedges.held {
+            let again = regions.indices.filter { hedges.wasReadOnce(regions[$0]) }
+            let reread = try readEach(again.map { r in
+                var full = regions[r]
+                full.hedge = false
+                return full
+            }) { _, region, engine throws(ShelfScanError) in
+                try reader.read(region, in: image, engine: engine, votes: votes, all: true, first: true)
+            }
+            for (r, lines) in zip(again, reread) { all[r] = lines }
         }
         // Where a spine's ink was read both ways, the photo's usual way (of its sure lines,
         // standing and lying apart) wins unless the other was read clearly better.
         let usual = Set([[1, 3], [0, 2]].compactMap { votes.preferred(among: $0) })
-        return (all.map { RegionReader.keepBest($0, usual: Self.usualBonus ? usual : []) }, all)
+        return (all.map { RegionReader.keepBest($0, usual: Self.usualBonus ? usual : []) }, all, hedges.held)
     }
 
     /// A region's lines with the ones read the other way over the same ink instead, when those
