@@ -120,6 +120,51 @@ struct StackBesideStandingTests {
         for r in standing { #expect(r.box.x + r.box.width / 2 > 400, "\(r.box)") }
     }
 
+    @Test("standing books with things lying on their tops and a striped board below are no pile: their middle is read standing")
+    func topsAndBoardNoPile() throws {
+        let (width, height) = (Self.width, 1000)
+        var pixels = [UInt8](repeating: 225, count: width * height)
+        func fill(_ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int, _ gray: UInt8) {
+            for y in max(0, y0)..<min(height, y1) { for x in max(0, x0)..<min(width, x1) { pixels[y * width + x] = gray } }
+        }
+        let tones: [UInt8] = [70, 150, 40, 120, 95, 175]
+        // Standing books, 45 px wide, words running down each, from row 250 to the board; in
+        // the middle (480-930) all of one tone, their edges unseen (as on a row of one
+        // publisher's series), their words (script, a picture) in no straight column.
+        var seed: UInt32 = 7
+        func next(_ n: Int) -> Int { seed = seed &* 1_103_515_245 &+ 12345; return Int((seed >> 16) % UInt32(n)) }
+        for (i, left) in stride(from: 20, to: width - 45, by: 45).enumerated() {
+            let plain = left >= 480 && left < 930
+            let tone: UInt8 = plain ? 150 : tones[(i + 2) % tones.count]
+            fill(left, 250, left + (plain ? 45 : 43), 860, tone)
+            for y in stride(from: 300, to: 820, by: 26) {
+                let dx = plain ? next(28) : 17
+                fill(left + dx, y, left + dx + 10, y + 16, tone > 110 ? 20 : 240)
+            }
+        }
+        // Magazines lying on the middle books' tops (rows 30-245), stripes 30 px apart.
+        for (i, top) in stride(from: 30, to: 240, by: 30).enumerated() { fill(480, top, 930, top + 26, tones[i % tones.count]) }
+        // A board with stripes along it.
+        for (i, top) in stride(from: 870, to: 990, by: 20).enumerated() { fill(0, top, width, top + 16, i % 2 == 0 ? 90 : 160) }
+        let layout = try SpineFinder().spines(in: try PixImage(gray: GrayBytes(width: width, height: height, pixels: pixels)))
+        let middle = layout.regions.filter { $0.box.y < 700 && $0.box.y + $0.box.height > 400 }
+        // The books under the magazines are standing spines; nothing there lies.
+        #expect(!middle.contains { $0.layout == .lyingSpine && $0.box.x + $0.box.width / 2 > 480 && $0.box.x + $0.box.width / 2 < 930 },
+                "\(middle.filter { $0.layout == .lyingSpine }.map(\.box))")
+        #expect(middle.filter { $0.layout == .spine && $0.box.x + $0.box.width / 2 > 500 && $0.box.x + $0.box.width / 2 < 910 }.count >= 6)
+    }
+
+    @Test("a pile's edges: the longest run with no gap over the limit", arguments: [
+        ([7, 13, 55, 73, 149, 172, 189, 197, 213, 228, 851, 857, 870, 888, 894], 90, [7, 13, 55, 73, 149, 172, 189, 197, 213, 228]),
+        ([12, 33, 67, 154, 167, 186], 251, [12, 33, 67, 154, 167, 186]),
+        ([0, 100, 110, 120, 400, 410], 50, [100, 110, 120]),
+        ([5], 1, [5]),
+        ([], 10, []),
+    ] as [([Double], Double, [Double])])
+    func longestRun(positions: [Double], gap: Double, run: [Double]) {
+        #expect(SpineFinder.longestRun(positions, maximumGap: gap) == run)
+    }
+
     @Test("a shelf of standing books only has no stack")
     func standingOnly() throws {
         let layout = try SpineFinder().spines(in: try Self.photo(stackEnd: nil))

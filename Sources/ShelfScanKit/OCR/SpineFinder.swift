@@ -242,9 +242,14 @@ public struct SpineFinder: Sendable {
             // their edges strong: edges closer than that are one (a shelf board's, the stripes
             // at the feet of standing spines), weak ones may be text lines, and the pile is a
             // good part of the photo tall.
-            let positions = lying.flatMap { r in
+            let all = lying.flatMap { r in
                 r.lines.dropFirst().dropLast().filter { $0.support >= Self.weakEdgeSupport }.map(\.position)
             }.sorted()
+            // And they lie one on another: no book is half as thick as it is long (the window's
+            // width, at least), so a wider gap between edges is no book but two things apart. A
+            // standing row's tops (or what lies on them) and its shelf board, with the titles'
+            // letters between, are no pile (`ruth1`: edges at 7-228 and 851-894 of 1000).
+            let positions = Self.pileEdges ? Self.longestRun(all, maximumGap: Self.pileGap * Double(x1 - x0)) : all
             var books = 0, last = -Double.infinity
             for p in positions where p - last >= 0.025 * Double(height) { books += 1; last = p }
             let tall = (positions.last ?? 0) - (positions.first ?? 0) >= 0.3 * Double(height)
@@ -301,6 +306,22 @@ public struct SpineFinder: Sendable {
         }
         return out
     }
+
+    /// The longest run of `positions` (sorted) with no gap wider than `maximumGap`; the first
+    /// of equally long runs.
+    static func longestRun(_ positions: [Double], maximumGap: Double) -> [Double] {
+        var best = ArraySlice<Double>(), start = 0
+        for i in positions.indices {
+            if i > start, positions[i] - positions[i - 1] > maximumGap { start = i }
+            if i - start + 1 > best.count { best = positions[start...i] }
+        }
+        return Array(best)
+    }
+
+    /// A gap between a pile's edges wider than this share of its books' length (`stacks`).
+    static let pileGap = 0.5
+    /// `SHELFSCAN_PILE_EDGES=any`: a pile's edges may lie any distance apart (for measuring).
+    static let pileEdges = ProcessInfo.processInfo.environment["SHELFSCAN_PILE_EDGES"] != "any"
 
     /// Lying edges a window needs to hold a stack (besides outnumbering its standing edges twice).
     static let stackEdges = 4
