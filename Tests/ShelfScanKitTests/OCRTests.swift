@@ -71,6 +71,23 @@ struct OCRTests {
         #expect(digits.contains("9780143039952"), "read: \(text)")
     }
 
+    @Test("a deadline in CPU time cuts a long reading short, long before its wall-clock backup (a second)")
+    func cpuDeadline() throws {
+        let engine = try TesseractEngine(tessdata: Fixtures.models)
+        let photo = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-english-ttb.jpg")).image
+        let turned = try photo.rotated(quarterTurns: 1)
+        func words(_ page: OCRPage) -> Int { page.lines.reduce(0) { $0 + $1.words.count } }
+        let whole = try engine.recognize(turned, layout: .auto)
+        engine.cpuDeadline = true
+        let start = ContinuousClock.now
+        let cut = try engine.recognize(turned, layout: .auto, deadline: 1)
+        let elapsed = (ContinuousClock.now - start).inSeconds
+        #expect(words(whole) >= 20, "the whole reading read \(words(whole)) words")
+        #expect(words(cut) < words(whole) / 2, "cut after 1 ms of CPU: \(words(cut)) of \(words(whole)) words")
+        // The wall-clock backup is a second: a cut well before it is the CPU deadline's.
+        #expect(elapsed < 0.8, "the cut reading took \(elapsed) s")
+    }
+
     @Test("one engine serves several images in turn")
     func engineReused() throws {
         let engine = try TesseractEngine(tessdata: Fixtures.models)

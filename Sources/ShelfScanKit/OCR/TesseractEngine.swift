@@ -81,6 +81,9 @@ public final class TesseractEngine: @unchecked Sendable {
     private let api: OpaquePointer
     /// Recognitions run so far (what a reading strategy costs, in tests and traces).
     public private(set) var recognitions = 0
+    /// A `recognize` deadline counts the reading thread's CPU time, with a wall-clock one ten
+    /// times as long (a second at least) bounding a starved thread.
+    public var cpuDeadline = TesseractEngine.cpuDeadlineDefault
 
     /// Loads the `eng` model from `tessdata`. The corresponding C function is `TessBaseAPIInit3`.
     public init(tessdata: String, language: String = ModelLocator.language) throws(ShelfScanError) {
@@ -144,6 +147,10 @@ public final class TesseractEngine: @unchecked Sendable {
     /// `SHELFSCAN_FAST_PNG=off` leaves Tesseract's line PNGs compressed (for measuring).
     static let fastPNG = ProcessInfo.processInfo.environment["SHELFSCAN_FAST_PNG"] != "off"
 
+    /// `SHELFSCAN_CPU_DEADLINE=1`: a reading's deadline counts the reading thread's CPU time,
+    /// not the clock's (for measuring; see `recognize`, `cpuDeadline`).
+    static let cpuDeadlineDefault = ProcessInfo.processInfo.environment["SHELFSCAN_CPU_DEADLINE"] == "1"
+
     /// Recognises the text in `image`, line by line. The corresponding C function is `TessBaseAPIRecognize`.
     /// `deadline` (milliseconds): Tesseract stops recognising words after it and returns what it
     /// has read so far (a picture read as dozens of lines of noise can otherwise take seconds).
@@ -172,9 +179,25 @@ public final class TesseractEngine: @unchecked Sendable {
         TessBaseAPISetImage2(api, pix)
         if resolution > 0 { TessBaseAPISetSourceResolution(api, Int32(resolution)) }
         defer { TessBaseAPIClear(api) }
+        // With `cpuDeadline`, the reading thread's CPU time is what runs out (checked where
+        // Tesseract checks its deadline, word by word): a busy machine does not cut readings
+        // short; a wall-clock deadline ten times as long (a second at least) still bounds a
+        // starved thread.
+        let cpuLimit = deadline != nil && cpuDeadline ? UnsafeMutablePointer<UInt64>.allocate(capacity: 1) : nil
+        defer { cpuLimit?.deallocate() }
         let monitor = deadline.map { ms -> OpaquePointer? in
             let m = TessMonitorCreate()
-            TessMonitorSetDeadlineMSecs(m, Int32(ms))
+            if let cpuLimit {
+                cpuLimit.pointee = ReadBudget.threadCPU() + UInt64(ms) * 1_000_000
+                TessMonitorSetCancelThis(m, cpuLimit)
+                TessMonitorSetCancelFunc(m) { limit, _ in
+                    guard let limit else { return false }
+                    return ReadBudget.threadCPU() > limit.load(as: UInt64.self)
+                }
+                TessMonitorSetDeadlineMSecs(m, Int32(max(ms * 10, 1000)))
+            } else {
+                TessMonitorSetDeadlineMSecs(m, Int32(ms))
+            }
             return m
         } ?? nil
         defer { if let monitor { TessMonitorDelete(monitor) } }
