@@ -404,28 +404,20 @@ struct MetadataClientTests {
     func stoppedPortStaysReserved() throws {
         let server = try TestHTTPServer(always: .status(200))
         server.stop()
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(server.port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
         for reuse: Int32 in [0, 1] {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             try #require(fd >= 0)
             defer { close(fd) }
             var flag = reuse
             setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &flag, socklen_t(MemoryLayout<Int32>.size))
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
+            let result = TestHTTPServer.loopback(fd, port: server.port, bind)
             let error = errno
             #expect(result == -1 && error == EADDRINUSE, "SO_REUSEADDR \(reuse): bind gave \(result), errno \(error)")
         }
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(fd >= 0)
         defer { close(fd) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        let connected = TestHTTPServer.loopback(fd, port: server.port, connect)
         let error = errno
         #expect(connected == -1 && error == ECONNREFUSED, "connect gave \(connected), errno \(error)")
     }

@@ -94,15 +94,10 @@ final class TestHTTPServer: @unchecked Sendable {
         // refused" for the rest of the process and no later test server can take it. Without
         // this, a server started by a parallel test once got a stopped server's port and
         // answered the requests of a test that expected the catalogue to be down.
-        var bound: Int32 = -1
+        var bound: Int32 = -1, chosen: UInt16 = 0
         for _ in 0..<200 {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16.random(in: 20_000..<32_768)).bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
+            chosen = UInt16.random(in: 20_000..<32_768)
+            bound = Self.loopback(fd, port: chosen, bind)
             if bound == 0 || errno != EADDRINUSE { break }
         }
         guard bound == 0, listen(fd, 64) == 0 else {
@@ -110,14 +105,21 @@ final class TestHTTPServer: @unchecked Sendable {
             close(fd)
             throw FixtureError("test server: bind/listen on 127.0.0.1 failed: errno \(error)")
         }
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
         listener = fd
-        port = UInt16(bigEndian: actual.sin_port)
+        port = chosen
         Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    /// `call` (`bind` or `connect`) of `fd` with 127.0.0.1:`port`; its result (-1 with `errno` set on failure).
+    static func loopback(_ fd: Int32, port: UInt16,
+                         _ call: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { call(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
     }
 
     /// A server answering every request with `behaviour`.
