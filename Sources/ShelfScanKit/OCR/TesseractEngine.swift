@@ -84,6 +84,10 @@ public final class TesseractEngine: @unchecked Sendable {
     /// A `recognize` deadline counts the reading thread's CPU time, with a wall-clock one ten
     /// times as long (a second at least) bounding a starved thread.
     public var cpuDeadline = TesseractEngine.cpuDeadlineDefault
+    /// With `cpuDeadline`: the least the wall-clock backup allows, in ms.
+    var wallBackupFloorMS = 1000
+    /// Whether the last `recognize` was cut short by its CPU-time deadline (not the clock's).
+    public private(set) var lastCutByCPU = false
 
     /// Loads the `eng` model from `tessdata`. The corresponding C function is `TessBaseAPIInit3`.
     public init(tessdata: String, language: String = ModelLocator.language) throws(ShelfScanError) {
@@ -183,18 +187,23 @@ public final class TesseractEngine: @unchecked Sendable {
         // Tesseract checks its deadline, word by word): a busy machine does not cut readings
         // short; a wall-clock deadline ten times as long (a second at least) still bounds a
         // starved thread.
-        let cpuLimit = deadline != nil && cpuDeadline ? UnsafeMutablePointer<UInt64>.allocate(capacity: 1) : nil
+        // The callback's state: [0] the CPU time limit, [1] set to 1 when it cut the reading.
+        let cpuLimit = deadline != nil && cpuDeadline ? UnsafeMutablePointer<UInt64>.allocate(capacity: 2) : nil
         defer { cpuLimit?.deallocate() }
+        lastCutByCPU = false
         let monitor = deadline.map { ms -> OpaquePointer? in
             let m = TessMonitorCreate()
             if let cpuLimit {
-                cpuLimit.pointee = ReadBudget.threadCPU() + UInt64(ms) * 1_000_000
+                cpuLimit[0] = ReadBudget.threadCPU() + UInt64(ms) * 1_000_000
+                cpuLimit[1] = 0
                 TessMonitorSetCancelThis(m, cpuLimit)
-                TessMonitorSetCancelFunc(m) { limit, _ in
-                    guard let limit else { return false }
-                    return ReadBudget.threadCPU() > limit.load(as: UInt64.self)
+                TessMonitorSetCancelFunc(m) { state, _ in
+                    guard let state = state?.assumingMemoryBound(to: UInt64.self) else { return false }
+                    guard ReadBudget.threadCPU() > state[0] else { return false }
+                    state[1] = 1
+                    return true
                 }
-                TessMonitorSetDeadlineMSecs(m, Int32(max(ms * 10, 1000)))
+                TessMonitorSetDeadlineMSecs(m, Int32(max(ms * 10, wallBackupFloorMS)))
             } else {
                 TessMonitorSetDeadlineMSecs(m, Int32(ms))
             }
@@ -206,6 +215,7 @@ public final class TesseractEngine: @unchecked Sendable {
         shelfscan_fast_png(Self.fastPNG ? 1 : 0)
         let status = TessBaseAPIRecognize(api, monitor)
         shelfscan_fast_png(0)
+        lastCutByCPU = cpuLimit.map { $0[1] == 1 } ?? false
         // Past the deadline Recognize answers -1 but keeps the words it read: use them.
         guard status == 0 || monitor != nil else {
             throw ShelfScanError(.ocrFailed, "text recognition failed on a \(width)x\(height) image")
