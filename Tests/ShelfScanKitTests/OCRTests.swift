@@ -79,6 +79,10 @@ struct OCRTests {
         func words(_ page: OCRPage) -> Int { page.lines.reduce(0) { $0 + $1.words.count } }
         let whole = try engine.recognize(turned, layout: .auto)
         #expect(!engine.lastCutByCPU, "no deadline, no cut")
+        // On the clock, 1 ms cuts the reading too, but not by the CPU deadline's callback.
+        engine.cpuDeadline = false
+        let clock = try engine.recognize(turned, layout: .auto, deadline: 1)
+        #expect(words(clock) < words(whole) / 2 && !engine.lastCutByCPU)
         engine.cpuDeadline = true
         // The wall-clock backup a minute away: however loaded the machine, only the CPU
         // deadline can cut this reading.

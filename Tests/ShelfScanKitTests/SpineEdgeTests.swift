@@ -225,6 +225,25 @@ struct LeaningAndPiledTests {
         }
     }
 
+    @Test("a face-out cover beside standing books is cut into windows, marked as such; the spines between edges are not")
+    func windowsMarked() throws {
+        var c = Canvas(width: 1400, height: 640)
+        Self.standing(&c, x0: 40, x1: 640, y0: 40, y1: 600)
+        // The cover: one box, a picture of scattered marks on it, no long edge inside it either way.
+        c.fill(700, 60, 1320, 600, 150)
+        var seed: UInt32 = 7
+        func next(_ n: Int) -> Int { seed = seed &* 1_103_515_245 &+ 12345; return Int((seed >> 16) % UInt32(n)) }
+        for _ in 0..<160 {
+            let x = 730 + next(540), y = 90 + next(480)
+            c.fill(x, y, x + 8 + next(20), y + 8 + next(20), next(2) == 0 ? 30 : 230)
+        }
+        let regions = try SpineFinder().spines(in: try c.image()).regions
+        func middle(_ r: TextRegion) -> Int { r.box.x + r.box.width / 2 }
+        let spines = regions.filter { middle($0) < 600 }, cover = regions.filter { middle($0) > 760 && middle($0) < 1260 }
+        #expect(spines.count >= 10 && spines.allSatisfy { !$0.window }, "\(spines.filter(\.window).count) of \(spines.count) spines marked as windows")
+        #expect(cover.count >= 3 && cover.allSatisfy(\.window), "\(cover.filter(\.window).count) of \(cover.count) cover regions marked as windows: \(cover.map { "\($0.box.x)+\($0.box.width)\($0.window ? "w" : "")" })")
+    }
+
     @Test("a pile lying on one shelf beside standing books is read as lying books; the shelf below stays standing")
     func pileOnOneShelf() throws {
         var c = Canvas(width: 1400, height: 1000)

@@ -322,6 +322,7 @@ public struct RegionReader: Sendable {
                                 typicalThickness: region.typicalThickness, row: region.row, index: region.index)
         tilted.band = region.band
         tilted.hedge = region.hedge
+        tilted.window = region.window
         let p = try prepare(tilted, in: image, leastTurn: Self.leanedLeastTurn)
         let crop = try bandCrop(p, region: tilted) ?? (p.sized, (p.offsetX, p.offsetY), p.background)
         return try read(crop.image, turns: turns, single: true, region: tilted, factor: p.factor,

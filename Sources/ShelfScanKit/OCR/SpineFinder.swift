@@ -36,6 +36,9 @@ public struct TextRegion: Sendable, Equatable {
     /// (`RegionReader.read`) and skipped by the later passes, unless any hedge of the photo
     /// reads a word surely: then they are all spines like the others (`TextStage.read`).
     public var hedge = false
+    /// Cut from a space too wide for one spine (no edge found inside it), overlapping its
+    /// neighbours by half (`SpineFinder.regions`).
+    public var window = false
 
     /// True when `line` (a box in the photo) lies on the spine itself rather than on a
     /// neighbour's sliver: its middle, across the spine, falls within the band, give or take
@@ -599,6 +602,7 @@ public struct SpineFinder: Sendable {
                             max(span.right.x(at: Double(row.top), middle: middle), span.right.x(at: Double(row.bottom), middle: middle)),
                             (span.left.position, span.right.position))]
             }
+            let cut = width > typical * 3
             for (a, b, (lo, hi)) in windows {
                 guard hasContent(edges: edges, width: mapWidth, x0: Int(a), x1: Int(b.rounded(.up)), row: row) else { continue }
                 // Small margins: edges are found on a reduced copy.
@@ -612,9 +616,11 @@ public struct SpineFinder: Sendable {
                 // Standing: a line whose bottom lies right of its top has turned anticlockwise.
                 // Lying (transposed), the same slope means the line descends to the right: clockwise.
                 // The band: the space between the edges at the row's middle (or the window).
-                out.append(TextRegion(layout: lying ? .lyingSpine : .spine, box: box, lean: lying ? lean : -lean,
-                                      typicalThickness: typical * scale, row: rowIndex, index: out.count,
-                                      band: (lo * scale)...(hi * scale)))
+                var region = TextRegion(layout: lying ? .lyingSpine : .spine, box: box, lean: lying ? lean : -lean,
+                                        typicalThickness: typical * scale, row: rowIndex, index: out.count,
+                                        band: (lo * scale)...(hi * scale))
+                region.window = cut
+                out.append(region)
             }
         }
         return out

@@ -151,9 +151,10 @@ public final class TesseractEngine: @unchecked Sendable {
     /// `SHELFSCAN_FAST_PNG=off` leaves Tesseract's line PNGs compressed (for measuring).
     static let fastPNG = ProcessInfo.processInfo.environment["SHELFSCAN_FAST_PNG"] != "off"
 
-    /// `SHELFSCAN_CPU_DEADLINE=1`: a reading's deadline counts the reading thread's CPU time,
-    /// not the clock's (for measuring; see `recognize`, `cpuDeadline`).
-    static let cpuDeadlineDefault = ProcessInfo.processInfo.environment["SHELFSCAN_CPU_DEADLINE"] == "1"
+    /// A reading's deadline counts the reading thread's CPU time, not the clock's (see
+    /// `recognize`, `cpuDeadline`), so that what is read does not depend on how busy the machine
+    /// is; `SHELFSCAN_CPU_DEADLINE=off` counts it on the clock (for measuring).
+    static let cpuDeadlineDefault = !["off", "0"].contains(ProcessInfo.processInfo.environment["SHELFSCAN_CPU_DEADLINE"] ?? "")
 
     /// Recognises the text in `image`, line by line. The corresponding C function is `TessBaseAPIRecognize`.
     /// `deadline` (milliseconds): Tesseract stops recognising words after it and returns what it

@@ -344,7 +344,7 @@ struct TextStage {
             let named = Set(findings.books.flatMap { $0.evidence.map(\.box) })
             for r in regions.indices {
                 let read = lines[r].map { "\(Int($0.confidence))\(named.contains($0.box) ? "*" : "") \($0.text)" }.joined(separator: " | ")
-                FileHandle.standardError.write(Data("LINES r\(regions[r].row)-\(regions[r].index) \(regions[r].layout) \(regions[r].box.x),\(regions[r].box.y) \(regions[r].box.width)x\(regions[r].box.height): \(read)\n".utf8))
+                FileHandle.standardError.write(Data("LINES r\(regions[r].row)-\(regions[r].index) \(regions[r].layout)\(regions[r].window ? "-window" : "") \(regions[r].box.x),\(regions[r].box.y) \(regions[r].box.width)x\(regions[r].box.height): \(read)\n".utf8))
             }
         }
     }
