@@ -189,15 +189,15 @@ public final class TesseractEngine: @unchecked Sendable {
         // short; a wall-clock deadline ten times as long (a second at least) still bounds a
         // starved thread.
         // The callback's state: [0] the CPU time limit, [1] set to 1 when it cut the reading.
-        let cpuLimit = deadline != nil && cpuDeadline ? UnsafeMutablePointer<UInt64>.allocate(capacity: 2) : nil
-        defer { cpuLimit?.deallocate() }
+        let cpuState = deadline != nil && cpuDeadline ? UnsafeMutablePointer<UInt64>.allocate(capacity: 2) : nil
+        defer { cpuState?.deallocate() }
         lastCutByCPU = false
         let monitor = deadline.map { ms -> OpaquePointer? in
             let m = TessMonitorCreate()
-            if let cpuLimit {
-                cpuLimit[0] = ReadBudget.threadCPU() + UInt64(ms) * 1_000_000
-                cpuLimit[1] = 0
-                TessMonitorSetCancelThis(m, cpuLimit)
+            if let cpuState {
+                cpuState[0] = ReadBudget.threadCPU() + UInt64(ms) * 1_000_000
+                cpuState[1] = 0
+                TessMonitorSetCancelThis(m, cpuState)
                 TessMonitorSetCancelFunc(m) { state, _ in
                     guard let state = state?.assumingMemoryBound(to: UInt64.self) else { return false }
                     guard ReadBudget.threadCPU() > state[0] else { return false }
@@ -216,7 +216,7 @@ public final class TesseractEngine: @unchecked Sendable {
         shelfscan_fast_png(Self.fastPNG ? 1 : 0)
         let status = TessBaseAPIRecognize(api, monitor)
         shelfscan_fast_png(0)
-        lastCutByCPU = cpuLimit.map { $0[1] == 1 } ?? false
+        lastCutByCPU = cpuState.map { $0[1] == 1 } ?? false
         // Past the deadline Recognize answers -1 but keeps the words it read: use them.
         guard status == 0 || monitor != nil else {
             throw ShelfScanError(.ocrFailed, "text recognition failed on a \(width)x\(height) image")
