@@ -124,7 +124,11 @@ public struct RegionReader: Sendable {
         let p = try prepare(region, in: image)
         let single = Self.isSingle(region)
         var turns = region.quarterTurns
-        if let preferred = votes?.preferred(among: turns) { turns.sort { a, _ in a == preferred } }
+        // The way the spine's own letters stand, where they say (mixed-case lines), goes first
+        // and takes the retries below; the photo's usual direction otherwise.
+        let guess = try baselineGuess(p, region: region)
+        if let guess { votes?.note(guess, for: region) }
+        if let first = guess ?? votes?.preferred(among: turns) { turns.sort { a, _ in a == first } }
         // Letters on the spine read too badly to keep a line: the directions they were read in,
         // in the first readings (`spoilt`); in any reading (`dropped`).
         var spoilt = Set<Int>()
@@ -132,7 +136,7 @@ public struct RegionReader: Sendable {
         // Lines Tesseract found at all, however badly read.
         var found = 0
         var firstBest = 0.0
-        var lines = try read(p.sized, turns: turns, single: single, region: region, factor: p.factor,
+        var lines = try read(p.sized, turns: turns, single: single || (guess != nil && Self.baselineStop), region: region, factor: p.factor,
                              offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global,
                              essential: first, onDroppedLine: { spoilt.insert($0); dropped = true },
                              onPage: { found += $0; firstBest = max(firstBest, $1) })
@@ -140,7 +144,7 @@ public struct RegionReader: Sendable {
         func onSpine() -> Bool { !sureLines(lines, on: region).isEmpty }
         // The photo's usual direction alone once it has one (most spines read one way), asked
         // when a retry starts: the other workers' spines keep voting meanwhile.
-        func usualTurns() -> [Int] { votes?.preferred(among: turns) != nil ? Array(turns.prefix(1)) : turns }
+        func usualTurns() -> [Int] { guess.map { [$0] } ?? (votes?.preferred(among: turns) != nil ? Array(turns.prefix(1)) : turns) }
         // What the reading returns: the best of the lines (every line when `all`), the sure ones voting.
         func finished() -> [ReadLine] {
             let kept = Self.keepBest(lines).map { $0.inside(width: image.width, height: image.height) }
@@ -364,6 +368,30 @@ public struct RegionReader: Sendable {
             .filter { region.holds($0.box) && $0.text.filter(\.isLetter).count >= Self.sparseLineLetters }
             .map { $0.inside(width: image.width, height: image.height) }
     }
+
+    /// Which way up the spine's letters stand (`LetterBaseline`), measured on a copy of the
+    /// crop at half the reading size (letters about 16 px: enough to see where they line up);
+    /// nil where they do not say, for covers, and with `SHELFSCAN_BASELINE=off`.
+    ///
+    /// Where it speaks, the spine is read that way first, a line of 85 or more read that way
+    /// spares the other way even on a region wider than one spine (`isSingle`: the letters'
+    /// way is known for the whole region), and its local-threshold, narrow-window and
+    /// sharpened retries go that way instead of the photo's usual one
+    /// (`SHELFSCAN_BASELINE=order`: the order and the retries only).
+    func baselineGuess(_ p: Prepared, region: TextRegion) throws(ShelfScanError) -> Int? {
+        guard Self.baselineGuessing, region.layout != .cover else { return nil }
+        let half = try p.sized.scaled(by: 0.5)
+        let standing = region.layout == .spine
+        guard let letters = try Self.letterBoxes(in: half, standing: standing) else { return nil }
+        let guess = LetterBaseline.upright(letters, standing: standing)
+        if Self.traceReads {
+            FileHandle.standardError.write(Data("GUESS r\(region.row)-\(region.index) \(guess.map { "q\($0)" } ?? "none") letters \(letters.count)\n".utf8))
+        }
+        return guess
+    }
+
+    static let baselineGuessing = ProcessInfo.processInfo.environment["SHELFSCAN_BASELINE"] != "off"
+    static let baselineStop = ProcessInfo.processInfo.environment["SHELFSCAN_BASELINE"] != "order"
 
     /// Whether `region` holds one spine (not several whose edges went unseen): it can only read
     /// one way.
@@ -1139,10 +1167,21 @@ public final class HedgeWatch: @unchecked Sendable {
 
 /// Which way the confident lines of one photo read so far. Shelves are usually consistent
 /// (top to bottom in English-speaking countries, bottom to top in most of Europe), so the
-/// majority direction is tried first. `@unchecked Sendable`: `counts` is only touched under `lock`.
+/// majority direction is tried first. Where a region's own letters said which way up they
+/// stand (`LetterBaseline`), that way stands for it instead. `@unchecked Sendable`: `counts`
+/// and `guesses` are only touched under `lock`.
 public final class DirectionVotes: @unchecked Sendable {
+    private struct Key: Hashable { let row: Int; let index: Int }
     private let lock = NSLock()
     private var counts: [Int: Int] = [:]
+    private var guesses: [Key: Int] = [:]
+
+    /// The way `region`'s letters stand, as its first reading measured it.
+    func note(_ turns: Int, for region: TextRegion) {
+        lock.lock()
+        guesses[Key(row: region.row, index: region.index)] = turns
+        lock.unlock()
+    }
 
     public init() {}
 
@@ -1152,10 +1191,19 @@ public final class DirectionVotes: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// The photo's usual direction among `region`'s, alone; all of them before any vote.
+    /// The way `region`'s letters stand, where they said; else the photo's usual direction among
+    /// `region`'s, alone; all of them before any vote.
     func usualTurns(of region: TextRegion) -> [Int] {
-        preferred(among: region.quarterTurns).map { [$0] } ?? region.quarterTurns
+        lock.lock()
+        let guess = Self.letterGuesses ? guesses[Key(row: region.row, index: region.index)] : nil
+        lock.unlock()
+        if let guess, region.quarterTurns.contains(guess) { return [guess] }
+        return preferred(among: region.quarterTurns).map { [$0] } ?? region.quarterTurns
     }
+
+    /// `SHELFSCAN_BASELINE_PASSES=off`: the later passes take the photo's usual direction even
+    /// where a region's letters said otherwise (for measuring).
+    static let letterGuesses = ProcessInfo.processInfo.environment["SHELFSCAN_BASELINE_PASSES"] != "off"
 
     /// The direction most read so far among `turns`; nil before any vote. Ties favour the first.
     func preferred(among turns: [Int]) -> Int? {
