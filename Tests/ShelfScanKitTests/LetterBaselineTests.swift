@@ -86,14 +86,41 @@ struct LetterBaselineTests {
         #expect(LetterBaseline.upright(one + other, standing: false) == nil)
     }
 
+    /// The Zen cover's three-line title, light on dark blue (SampleImages, made by the generator).
+    static func renderedTitle() throws -> PixImage {
+        let cover = try ImageLoader().load(path: Fixtures.sample("covers/cover-zen-motorcycle-subtitle-glare.jpg")).image
+        return try cover.cropped(to: BoundingBox(x: 170, y: 150, width: 620, height: 260)).grayscale()
+    }
+
+    @Test("a spine whose letters say which way up they stand is read that way first, against the photo's usual way, and once")
+    func readerFollowsLetters() async throws {
+        // The title's first line standing as on a spine read bottom to top: a quarter turn
+        // clockwise stands it upright.
+        let cover = try ImageLoader().load(path: Fixtures.sample("covers/cover-zen-motorcycle-subtitle-glare.jpg")).image
+        let photo = try cover.cropped(to: BoundingBox(x: 170, y: 160, width: 620, height: 90)).rotated(quarterTurns: 3)
+        let region = TextRegion(layout: .spine, box: BoundingBox(x: 0, y: 0, width: photo.width, height: photo.height), lean: 0,
+                                typicalThickness: Double(photo.width), row: 0, index: 0)
+        let votes = DirectionVotes()
+        for _ in 0..<5 { votes.add(3) }
+        let (lines, readings) = try await offPoolReading { reader, engine in
+            let budget = ReadBudget(limit: .max)
+            reader.budget = budget
+            return (try reader.read(region, in: photo, engine: engine, votes: votes, first: true), budget.readings)
+        }
+        #expect(readings == 1, "\(readings) readings: \(lines.map { "q\($0.quarterTurns) \($0.confidence) \($0.text)" })")
+        #expect(lines.contains { $0.quarterTurns == 1 && $0.confidence >= 85 && $0.text.contains("Zen and the Art") },
+                "\(lines.map { "q\($0.quarterTurns) \($0.confidence) \($0.text)" })")
+        // The later passes take the letters' way for this region, the photo's for another.
+        #expect(votes.usualTurns(of: region) == [1])
+        #expect(votes.usualTurns(of: TextRegion(layout: .spine, box: region.box, lean: 0, typicalThickness: region.typicalThickness,
+                                                row: 0, index: 1)) == [3])
+    }
+
     @Test("a rendered cover's title, measured as the reader measures spines, turned every way",
           arguments: [0, 1, 2, 3])
     func renderedTitle(turns: Int) throws {
-        // "Zen and the Art / of Motorcycle / Maintenance" in a serif face, light on dark blue
-        // (SampleImages, made by the generator).
-        let cover = try ImageLoader().load(path: Fixtures.sample("covers/cover-zen-motorcycle-subtitle-glare.jpg")).image
-        let title = try cover.cropped(to: BoundingBox(x: 170, y: 150, width: 620, height: 260)).grayscale()
-        let turned = try title.rotated(quarterTurns: turns)
+        // "Zen and the Art / of Motorcycle / Maintenance" in a serif face.
+        let turned = try Self.renderedTitle().rotated(quarterTurns: turns)
         let standing = turns % 2 == 1
         let letters = try #require(try RegionReader.letterBoxes(in: turned, standing: standing))
         #expect(LetterBaseline.upright(letters, standing: standing) == (4 - turns) % 4, "\(letters.count) letters")
