@@ -127,7 +127,7 @@ public struct RegionReader: Sendable {
         // The way the spine's own letters stand, where they say (mixed-case lines), goes first
         // and takes the retries below; the photo's usual direction otherwise.
         let guess = try baselineGuess(p, region: region)
-        if let guess { votes?.note(guess, for: region) }
+        votes?.note(guess, for: region)
         if let first = guess ?? votes?.preferred(among: turns) { turns.sort { a, _ in a == first } }
         // Letters on the spine read too badly to keep a line: the directions they were read in,
         // in the first readings (`spoilt`); in any reading (`dropped`).
@@ -1176,11 +1176,21 @@ public final class DirectionVotes: @unchecked Sendable {
     private var counts: [Int: Int] = [:]
     private var guesses: [Key: Int] = [:]
 
-    /// The way `region`'s letters stand, as its first reading measured it.
-    func note(_ turns: Int, for region: TextRegion) {
+    /// The way `region`'s letters stand, as its reading measured it (nil: they did not say).
+    func note(_ turns: Int?, for region: TextRegion) {
         lock.lock()
         guesses[Key(row: region.row, index: region.index)] = turns
         lock.unlock()
+    }
+
+    /// New votes, none cast yet, that know the regions' letters' ways noted here (for the passes
+    /// after matching, which count the photo's sure lines afresh).
+    func guessesOnly() -> DirectionVotes {
+        let fresh = DirectionVotes()
+        lock.lock()
+        fresh.guesses = guesses
+        lock.unlock()
+        return fresh
     }
 
     public init() {}

@@ -164,9 +164,10 @@ struct TextStage {
             (findings.books, findings.unidentified) = match(lines: lines, regions: regions, coverLike: false, memo: memo)
             findings.matchingMilliseconds += clock.millisecondsElapsed
         }
-        /// Which way the photo's sure lines (confidence 80 or more) read so far.
+        /// Which way the photo's sure lines (confidence 80 or more) read so far, and the way each
+        /// region's letters stand where they said (`LetterBaseline`).
         func sureDirections() -> DirectionVotes {
-            let votes = DirectionVotes()
+            let votes = everyReading.directions.guessesOnly()
             for r in regions.indices { for l in lines[r] where l.confidence >= 80 { votes.add(l.quarterTurns) } }
             return votes
         }
@@ -479,8 +480,9 @@ struct TextStage {
     /// `hedgeHeld`: a region read as a hedge (`TextRegion.hedge`, the photo's losing
     /// orientation) read a book's word surely (`RegionReader.confirms`); the hedges read only
     /// once before that were then read again in full, as spines of the photo's own orientation.
+    /// `directions`: the photo's votes, with the way each region's letters stand.
     func read(_ regions: [TextRegion], in image: PixImage) throws(ShelfScanError)
-        -> (kept: [[ReadLine]], all: [[ReadLine]], hedgeHeld: Bool)
+        -> (kept: [[ReadLine]], all: [[ReadLine]], hedgeHeld: Bool, directions: DirectionVotes)
     {
         let votes = DirectionVotes()
         // The losing orientation is read once: on most photos it is text and stripes seen
@@ -505,7 +507,7 @@ struct TextStage {
         // Where a spine's ink was read both ways, the photo's usual way (of its sure lines,
         // standing and lying apart) wins unless the other was read clearly better.
         let usual = Set([[1, 3], [0, 2]].compactMap { votes.preferred(among: $0) })
-        return (all.map { RegionReader.keepBest($0, usual: Self.usualBonus ? usual : []) }, all, hedges.held)
+        return (all.map { RegionReader.keepBest($0, usual: Self.usualBonus ? usual : []) }, all, hedges.held, votes)
     }
 
     /// A region's lines with the ones read the other way over the same ink instead, when those
