@@ -6,18 +6,20 @@ import Foundation
 /// and y drop below it), while the tops are split between the x-height (a, e, n, o...) and the
 /// ascenders and capitals (b, d, h, l, T...). So the letters' edges on the baseline's side line
 /// up far more tightly than those on the other side, whichever way the line is turned. A line in
-/// capitals lines up on both sides and says nothing; so do lines of fewer than `lineLetters`
+/// capitals lines up on both sides and says nothing; so do runs of fewer than `runLetters`
 /// letters.
 ///
-/// Used to choose the direction a spine is read in first, and its retries' direction, where it
-/// speaks (`RegionReader.read`); the photo's usual direction otherwise.
+/// Where it speaks, it chooses the direction a spine is read in first, lets a sure line read that
+/// way spare the other way, and sets the direction of the spine's retries and of the passes
+/// after matching (`RegionReader.read`, `DirectionVotes.usualTurns(of:)`); the photo's usual
+/// direction stands elsewhere.
 enum LetterBaseline {
     /// Letters a run needs to count.
-    static let lineLetters = 6
-    /// Letters all counted lines need together.
+    static let runLetters = 6
+    /// Letters all counted runs need together.
     static let leastLetters = 10
     /// How much more of the letters must line up on one side than on the other (share of the
-    /// letters, weighed by each line's letters).
+    /// letters, weighed by each run's letters).
     static let margin = 0.15
 
     /// The quarter turn (of `RegionReader.read`'s) that stands the letters in `boxes` upright,
@@ -37,32 +39,32 @@ enum LetterBaseline {
         // (a gap under a letter's height) at its level and size. Gathered by their level across
         // the text alone, a spine's title and author's name, both centred on the spine but of
         // different sizes, made one line with two baselines.
-        var lines: [[BoundingBox]] = []
+        var runs: [[BoundingBox]] = []
         for letter in boxes.sorted(by: { start($0) < start($1) }) {
-            let joined = lines.indices.suffix(4).reversed().first { i in
-                let line = lines[i]
-                let height = median(line.map(size)), middle = median(line.map(centre))
-                let gap = Double(start(letter) - (line.map(end).max() ?? 0))
+            let joined = runs.indices.suffix(4).reversed().first { i in
+                let run = runs[i]
+                let height = median(run.map(size)), middle = median(run.map(centre))
+                let gap = Double(start(letter) - (run.map(end).max() ?? 0))
                 return gap <= height && abs(centre(letter) - middle) <= 0.4 * height
                     && size(letter) >= 0.5 * height && size(letter) <= 2 * height
             }
-            if let i = joined { lines[i].append(letter) } else { lines.append([letter]) }
+            if let i = joined { runs[i].append(letter) } else { runs.append([letter]) }
         }
         var letters = 0
         var lead = 0.0
-        for line in lines where line.count >= lineLetters {
-            let tolerance = max(1.5, 0.12 * median(line.map(size)))
+        for run in runs where run.count >= runLetters {
+            let tolerance = max(1.5, 0.12 * median(run.map(size)))
             // A slanted line (a leaning spine, a turned photo) lines up along its slant: the
             // letters' middles give it, and both edges are measured from it.
-            let along = line.map { Double(start($0) + end($0)) / 2 }
-            let slope = Self.slope(of: line.map(centre), along: along)
-            let lows = line.indices.map { Double(low(line[$0])) - slope * along[$0] }
-            let highs = line.indices.map { Double(high(line[$0])) - slope * along[$0] }
+            let along = run.map { Double(start($0) + end($0)) / 2 }
+            let slope = Self.slope(of: run.map(centre), along: along)
+            let lows = run.indices.map { Double(low(run[$0])) - slope * along[$0] }
+            let highs = run.indices.map { Double(high(run[$0])) - slope * along[$0] }
             let lowLine = median(lows), highLine = median(highs)
-            let lowShare = Double(lows.filter { abs($0 - lowLine) <= tolerance }.count) / Double(line.count)
-            let highShare = Double(highs.filter { abs($0 - highLine) <= tolerance }.count) / Double(line.count)
-            letters += line.count
-            lead += Double(line.count) * (highShare - lowShare)
+            let lowShare = Double(lows.filter { abs($0 - lowLine) <= tolerance }.count) / Double(run.count)
+            let highShare = Double(highs.filter { abs($0 - highLine) <= tolerance }.count) / Double(run.count)
+            letters += run.count
+            lead += Double(run.count) * (highShare - lowShare)
         }
         guard letters >= leastLetters else { return nil }
         let share = lead / Double(letters)
