@@ -1628,6 +1628,77 @@ def make_spine(book, L, w, s, rng, direction, narrow=False):
     return img.convert("RGBA"), int(round(w)), info
 
 
+def make_across_spine(book, L, w, s, rng, direction):
+    """A big-name paperback's spine: the author's name in large letters along it, the title
+    printed across it (upright, a word or two a line) below, often in a paler ink than the name.
+    Same return as make_spine."""
+    st = spine_style(rng)
+    L, w = int(round(L)), int(round(w))
+    title, authors = book[0], book[1]
+    a_text = (authors[0] if authors else "").upper()
+    pad = max(3.0 * s, 0.1 * w)
+    across = w - 2 * pad
+    m = 0.05 * L
+    img = Image.new("RGB", (w, L), st["bg"])
+    d = ImageDraw.Draw(img)
+    fg = st["fg"]
+    # the title's ink: the name's, or (more often) a mix of it with the ground, still readable
+    mix = rng.uniform(0.25, 0.4) if rng.random() < 0.6 else 0.0
+    t_ink = tuple(int(round(f * (1 - mix) + b * mix)) for f, b in zip(fg, st["bg"]))
+    along_end = m
+    a = None
+    if a_text:
+        a = fit_text(a_text, st["author_font"], 0.48 * L, across, min(across * 0.8, 40 * s),
+                     SPINE_AUTHOR_MIN_H * s, max_lines=1)
+    if not a:
+        return None
+    if a:
+        strip = Image.new("RGB", (int(round(0.48 * L)), w), st["bg"])
+        draw_lines(ImageDraw.Draw(strip), a, 0, strip.width, w / 2, fg, "centre")
+        turned = strip.transpose(Image.Transpose.ROTATE_270 if direction == "ttb"
+                                 else Image.Transpose.ROTATE_90)
+        img.paste(turned, (0, int(m)))
+        along_end = m + strip.width
+    # the title across: the largest size (within limits) whose lines each fit the width
+    words = (title.upper() if st["upper"] else title).split()
+    fname = st["title_font"]
+    room = (L - m) - (along_end + 0.04 * L)
+    fit = None
+    size = int(min(0.22 * w, 26 * s) / 0.7) + 2
+    while size >= 6 and fit is None:
+        f = tfont(fname, size)
+        lines, cur = [], ""
+        for wd in words:
+            trial = (cur + " " + wd).strip()
+            if f.getlength(trial) <= across:
+                cur = trial
+            else:
+                if cur:
+                    lines.append(cur)
+                cur = wd
+        lines.append(cur)
+        h = ink_height(f, "HXgy")
+        if all(f.getlength(x) <= across for x in lines) and len(lines) * size * 1.15 <= room \
+                and h >= 9 * s:
+            fit = (f, lines, size)
+        size -= 1
+    if fit is None:
+        return None
+    f, lines, size = fit
+    top = along_end + 0.04 * L + (room - len(lines) * size * 1.15) / 2
+    for i, line in enumerate(lines):
+        lw = f.getlength(line)
+        d.text((w / 2 - lw / 2, top + (i + 0.85) * size * 1.15), line, font=f, fill=t_ink, anchor="ls")
+    # rounded-spine shading across the width
+    xs = (np.arange(w, dtype=np.float32) + 0.5) / w
+    prof = 1.0 - st["shade"] * (1.0 - np.sin(np.pi * xs) ** 0.7)
+    arr = np.asarray(img, np.float32) * prof[None, :, None]
+    img = Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8))
+    info = dict(title_h=ink_height(f, title), author=a is not None, lines=len(lines),
+                font=fname, author_font=st["author_font"] if a else None, across=True)
+    return img.convert("RGBA"), w, info
+
+
 # --------------------------------------------------------------------------------------
 # Scenes: walls, wood, shelves
 # --------------------------------------------------------------------------------------
@@ -1769,8 +1840,11 @@ def plan_row(rng, books, s, row_h, spec, direction_p):
         h = row_h * rng.uniform(*spec.get("book_h", (0.64, 0.93)))
         w = spine_width(rng, spec.get("widths", "mixed"), s)
         direction = "ttb" if rng.random() < direction_p else "btt"
-        img, w, info = make_spine(b, h, w, s, rng, direction,
-                                  narrow=rng.random() < spec.get("narrow", 0.1))
+        made = None
+        if spec.get("across") and rng.random() < spec["across"]:
+            made = make_across_spine(b, h, w, s, rng, direction)
+        img, w, info = made or make_spine(b, h, w, s, rng, direction,
+                                          narrow=rng.random() < spec.get("narrow", 0.1))
         lean = 0.0
         if i in lean_left:
             lean = rng.uniform(3, 8)
@@ -2225,6 +2299,16 @@ SHELVES = [
     dict(name="shelf-1row-thin-spines-rot-1.5.jpg", size=(1600, 1200), rows=[22], ttb=0.5,
          widths="thin", lean=1, rot=-1.5, zoom=0.96, blur=1.0),
 ]
+# Big-name paperbacks: the author's name along each spine, the title across it (`across` =
+# share of such spines), wide spines; books of authors with several in the corpus, so that the
+# name alone does not tell which (`titles`: the books, in order).
+ACROSS_SHELVES = [
+    dict(name="shelf-1row-titles-across.jpg", size=(2000, 1300), rows=[12], ttb=0.6,
+         widths="wide", scale=1.6, across=1.0, blur=0.8,
+         titles=["Emma", "Carrie", "Coraline", "Persuasion", "Great Expectations", "Misery",
+                 "Animal Farm", "Pride and Prejudice", "Stardust", "A Tale of Two Cities",
+                 "Sense and Sensibility", "1984"]),
+]
 STACKS = [
     dict(name="stack-6-books.jpg", size=(1200, 900), n=6, blur=0.6),
     dict(name="stack-8-books-rot3-shade.jpg", size=(1200, 900), n=8, rot=3.0, zoom=0.95,
@@ -2370,6 +2454,9 @@ def spine_notes(spec, placed, rows_desc):
         parts.append("spines horizontal, text left-to-right")
     if lean:
         parts.append(f"{lean} leaning")
+    across = sum(1 for p in placed if p[4].get("across"))
+    if across:
+        parts.append(f"{across} titles across the spine (the author's name along it)")
     parts.append(f"{noauth} without author")
     if multi:
         parts.append(f"{multi} title{'s' if multi > 1 else ''} on 2-4 lines")
@@ -2386,7 +2473,11 @@ def make_shelf_image(spec, queues):
     """Render one shelf photo; returns (image, truth record without the image path)."""
     rng = rng_for("shelves/" + spec["name"])
     total = sum(spec["rows"])
-    books = queues.deal(total, spec.get("books"), rng)
+    if spec.get("titles"):
+        books = [BOOK_BY_TITLE[t] for t in spec["titles"]]
+        assert len(books) == total, spec["name"]
+    else:
+        books = queues.deal(total, spec.get("books"), rng)
     rows, i = [], 0
     for n in spec["rows"]:
         rows.append(books[i:i + n])
@@ -2469,6 +2560,11 @@ def make_text_corpus(lines):
         img = finish_photo(img, spec, rng)
         save_jpeg(img, "none", spec, truth_record(
             None, "none", [], ", ".join([spec["notes"]] + damage_notes(spec))))
+    # Shelves of big-name paperbacks, titles across their spines: made after everything above,
+    # so the images above stay as they were.
+    for spec in ACROSS_SHELVES:
+        img, rec = make_shelf_image(spec, queues)
+        save_jpeg(img, "shelves", spec, rec)
     missing = [b[0] for b in TEXT_BOOKS if b[0] not in shown]
     assert not missing, f"books never shown: {missing}"
     return len(shown)
@@ -2518,7 +2614,10 @@ Score the zbarimg CLI on this folder with `python3 scripts/zbarimg-baseline.py S
   bold, narrow and italic faces from {n_fonts} font files; leaning spines (3-8 degrees), gaps,
   bookends, boxes and plants (no text) in the empty ends. Title text is 18-40 px high (ink
   height) at the image's resolution, about half that on the low-resolution shelf. One shelf has only English titles, all
-  top-to-bottom; one only Spanish, Catalan and French titles, mostly bottom-to-top. The photos
+  top-to-bottom; one only Spanish, Catalan and French titles, mostly bottom-to-top. On
+  `shelf-1row-titles-across.jpg` most spines are big-name paperbacks: the author's name in
+  large capitals along the spine, the title printed across it (upright, a word or two a line),
+  often in a paler ink than the name. The photos
   of the text sets are JPEG quality 80 (75 on two, 40 on one), which keeps the whole folder
   under 5 MB.
 - `stacks/`: {n_stacks} piles of 6-10 books lying flat (`kind: stack`), spines horizontal, text
@@ -2592,9 +2691,9 @@ def main():
     (OUT / "truth.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     make_orientation(OUT / "orientation")
     (OUT / "README.md").write_text(README.format(
-        n=len(IMAGES), n_shelves=len(SHELVES), n_stacks=len(STACKS), n_covers=len(COVERS),
+        n=len(IMAGES), n_shelves=len(SHELVES) + len(ACROSS_SHELVES), n_stacks=len(STACKS), n_covers=len(COVERS),
         n_none=len(NOBOOK), n_books=n_books, apt=FONT_APT, n_fonts=len(TEXT_FONTS)))
-    print(f"{len(IMAGES)} barcode-set images, 8 orientation images, {len(SHELVES)} shelves, "
+    print(f"{len(IMAGES)} barcode-set images, 8 orientation images, {len(SHELVES) + len(ACROSS_SHELVES)} shelves, "
           f"{len(STACKS)} piles, {len(COVERS)} covers, {len(NOBOOK)} no-book photos "
           f"({n_books} distinct books), truth.jsonl", file=sys.stderr)
 

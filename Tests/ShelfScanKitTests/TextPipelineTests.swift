@@ -191,6 +191,31 @@ struct TextPipelineTests {
         #expect(named.0.map(\.title) == ["No, David!"])
     }
 
+    @Test("one word read across a standing spine names no book alone; beside a second word or the author's name along the spine it does")
+    func oneWordAcross() {
+        var books = [Book(title: "The Secret", authors: ["Rhonda Byrne"]), Book(title: "Cell", authors: ["Stephen King"]),
+                     Book(title: "Carrie", authors: ["Stephen King"])]
+        for i in books.indices { books[i].id = Int64(i + 1) }
+        let stage = TextStage(workers: OCRWorkers(size: 1), matcher: BookMatcher(books: books), minimumScore: 0.6)
+        let region = TextRegion(layout: .spine, box: BoundingBox(x: 100, y: 0, width: 80, height: 700), lean: 0,
+                                typicalThickness: 80, row: 0, index: 0)
+        func across(_ text: String, y: Int) -> ReadLine {
+            ReadLine(text: text, confidence: 95, box: BoundingBox(x: 110, y: y, width: 60, height: 25), textHeight: 25, quarterTurns: 0)
+        }
+        func along(_ text: String) -> ReadLine {
+            ReadLine(text: text, confidence: 95, box: BoundingBox(x: 120, y: 50, width: 30, height: 300), textHeight: 30, quarterTurns: 1)
+        }
+        func named(_ lines: [ReadLine]) -> [String] { stage.match(lines: [lines], regions: [region], coverLike: false).0.map(\.title) }
+        // Read along the spine, the word names its book; cut out of "THE SECRET / HISTORY" across it, not.
+        #expect(named([along("SECRET")]) == ["The Secret"])
+        #expect(named([across("SECRET", y: 300)]).isEmpty)
+        // Two words read across it do (the title's word and the author's name).
+        #expect(named([across("SECRET", y: 300), across("RHONDA BYRNE", y: 360)]) == ["The Secret"])
+        // The author's name along the spine and the title across it.
+        #expect(named([across("CELL", y: 400)]).isEmpty)
+        #expect(named([along("STEPHEN KING"), across("CELL", y: 400)]) == ["Cell"])
+    }
+
     @Test("lines across a standing spine are matched top to bottom, and a word broken over two lines joins up")
     func acrossInReadingOrder() {
         var books = [Book(title: "Alice in Wonderland", authors: ["Lewis Carroll"]), Book(title: "Alice", authors: ["Sara Shepard"]),

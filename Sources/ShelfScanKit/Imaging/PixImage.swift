@@ -235,10 +235,10 @@ public final class PixImage: @unchecked Sendable {
     }
 
     /// Sauvola binarisation (k 0.3), 1-bit: dark pixels set.
-    private func sauvola(halfWindow: Int) throws(ShelfScanError) -> PixImage {
+    private func sauvola(halfWindow: Int, factor: Double = 0.3) throws(ShelfScanError) -> PixImage {
         var binary: UnsafeMutablePointer<Pix>?
         let h = Int32(max(2, min(halfWindow, (min(width, height) - 3) / 2)))
-        guard withPix({ pixSauvolaBinarize($0, h, 0.3, 1, nil, nil, nil, &binary) }) == 0, let binary else {
+        guard withPix({ pixSauvolaBinarize($0, h, Float(factor), 1, nil, nil, nil, &binary) }) == 0, let binary else {
             throw ShelfScanError(.corruptImage, "image operation failed: binarisation")
         }
         return PixImage(owning: binary)
@@ -246,9 +246,10 @@ public final class PixImage: @unchecked Sendable {
 
     /// The boxes of the connected dark shapes (8-connected) after Sauvola binarisation with a
     /// window of `2 * halfWindow + 1` pixels: letters, mostly, on text (invert first for light
-    /// text on a dark ground).
-    public func darkShapes(halfWindow: Int) throws(ShelfScanError) -> [BoundingBox] {
-        guard let boxes = try sauvola(halfWindow: halfWindow).withPix({ pixConnCompBB($0, 8) }) else { return [] }
+    /// text on a dark ground). A smaller `factor` (Sauvola's k) keeps fainter shapes: the
+    /// threshold is the window's mean times (1 - k) where the window is flat.
+    public func darkShapes(halfWindow: Int, factor: Double = 0.3) throws(ShelfScanError) -> [BoundingBox] {
+        guard let boxes = try sauvola(halfWindow: halfWindow, factor: factor).withPix({ pixConnCompBB($0, 8) }) else { return [] }
         var ownedBoxes: UnsafeMutablePointer<Boxa>? = boxes
         defer { boxaDestroy(&ownedBoxes) }
         let n = boxaGetCount(boxes)

@@ -694,7 +694,13 @@ public struct RegionReader: Sendable {
         let span = Self.bandSpan(region, upright: upright, offset: offsetX) ?? 0..<upright.width
         let margin = Self.bandMargin(span)
         let lo = max(0, span.lowerBound - margin), hi = min(upright.width, span.upperBound + margin)
-        guard hi - lo >= Self.minimumAcrossBand, Double(span.count) >= Self.minimumAcrossAspect * Double(upright.height) else { return [] }
+        let aspect = Double(span.count) / Double(max(1, upright.height))
+        guard hi - lo >= Self.minimumAcrossBand, aspect >= min(Self.minimumAcrossAspect, Self.acrossLinesAspect) else { return [] }
+        if Self.acrossLines != "off", aspect >= Self.acrossLinesAspect {
+            let lines = try readAcrossLines(region, upright: upright, band: span, offset: (offsetX, offsetY), image: image, engine: engine)
+            if Self.acrossLines == "only" || !lines.isEmpty || aspect < Self.minimumAcrossAspect { return lines }
+        }
+        guard aspect >= Self.minimumAcrossAspect else { return [] }
         let strip = try Self.strip(of: upright, across: lo..<hi, standing: true)
         let factor = min(4, max(1, Self.acrossWidth / Double(hi - lo)))
         let sized = factor > 1.08 ? try strip.scaled(by: factor) : strip
@@ -705,6 +711,178 @@ public struct RegionReader: Sendable {
             .filter { region.holds($0.box) }
             .map { $0.inside(width: image.width, height: image.height) }
     }
+
+    /// `readAcross` by lines (`readAcrossLines`), falling back to the sparse reading of the whole
+    /// band where they read nothing; `only` without the fallback, `off` the sparse reading alone
+    /// (`SHELFSCAN_ACROSS_LINES`, for measuring). Falling back only where no line of letters was
+    /// found at all saved 4 of the 12 MP shelf's 8 whole-band readings, but lost *The Bachman
+    /// Books* (`adam2`), whose band read whole names it.
+    static let acrossLines = ProcessInfo.processInfo.environment["SHELFSCAN_ACROSS_LINES"] ?? "on"
+
+    /// The lines of letters printed across a standing spine (`acrossLineBoxes`), stacked ones
+    /// joined into blocks (`acrossBlocks`), each block cut out of the band alone (the spine's
+    /// own width, no neighbour's sliver; `acrossMargin` letters above and below, half a letter
+    /// beside), turned dark on light where the letters are light, scaled to `targetTextHeight`
+    /// and read as one line or one block. In the band read whole, Tesseract's threshold falls between the
+    /// author's big black letters along the spine and the rest, and a title in gray or small
+    /// letters across it goes white with the ground ("STEPHEN KING" along, "CELL" in light gray
+    /// across; "LISEY'S / STORY"); cut out, each line reads at once.
+    func readAcrossLines(_ region: TextRegion, upright: PixImage, band: Range<Int>, offset: (Double, Double),
+                         image: PixImage, engine: TesseractEngine) throws(ShelfScanError) -> [ReadLine] {
+        let strip = try Self.strip(of: upright, across: band, standing: true)
+        // Letters looked for at a width of at least `acrossLetterWidth` (small photos' spines).
+        let look = max(1, Self.acrossLetterWidth / Double(band.count))
+        let looked = look > 1.08 ? try strip.scaled(by: look) : strip
+        let window = max(8, looked.width / 4)
+        let dark = try looked.darkShapes(halfWindow: window, factor: Self.acrossSauvola)
+        let light = try looked.inverted().darkShapes(halfWindow: window, factor: Self.acrossSauvola)
+        guard dark.count + light.count < 3000 else { return [] }
+        let found = (Self.acrossLineBoxes(dark, width: looked.width, height: looked.height)
+            + Self.acrossLineBoxes(light, width: looked.width, height: looked.height).map { var l = $0; l.light = true; return l })
+            .sorted { $0.letters > $1.letters }
+        // A line found both ways (the ground between letters read as shapes) is read once, the
+        // way with more letters.
+        var kept: [AcrossLine] = []
+        for line in found where !kept.contains(where: { Self.overlap(line.box, $0.box) > 0.3 }) { kept.append(line) }
+        let blocks = Self.acrossBlocks(kept).prefix(Self.mostAcrossLines)
+        if Self.traceReads {
+            FileHandle.standardError.write(Data("ACROSS r\(region.row)-\(region.index) band \(band) look \(String(format: "%.2f", look)) shapes \(dark.count)+\(light.count) blocks \(blocks.map { $0.map { "\($0.box) n\($0.letters)\($0.light ? " light" : "")" } })\n".utf8))
+            if let folder = Self.debugFolder { try? looked.writePNG(to: "\(folder)/r\(region.row)-\(region.index)-acrossLook.png") }
+            if Self.traceLetters { FileHandle.standardError.write(Data("ACROSS-LETTERS dark \(dark.map { "\($0.x),\($0.y) \($0.width)x\($0.height)" }) light \(light.map { "\($0.x),\($0.y) \($0.width)x\($0.height)" })\n".utf8)) }
+        }
+        var lines: [ReadLine] = []
+        for (k, block) in blocks.sorted(by: { $0[0].box.y < $1[0].box.y }).enumerated() {
+            let size = block.map(\.size).max()! / look
+            let margin = Int((Self.acrossMargin * size).rounded(.up)), side = Int((0.5 * size).rounded(.up))
+            let top = block.map(\.box.y).min()!, bottom = block.map { $0.box.y + $0.box.height }.max()!
+            let left = block.map(\.box.x).min()!, right = block.map { $0.box.x + $0.box.width }.max()!
+            let y0 = max(0, Int(Double(top) / look) - margin)
+            let y1 = min(upright.height, Int((Double(bottom) / look).rounded(.up)) + margin)
+            let x0 = max(band.lowerBound, band.lowerBound + Int(Double(left) / look) - side)
+            let x1 = min(band.upperBound, band.lowerBound + Int((Double(right) / look).rounded(.up)) + side)
+            guard y1 - y0 >= 8, x1 - x0 >= 8 else { continue }
+            let box = BoundingBox(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+            var crop = try upright.cropped(to: box)
+            if block[0].light { crop = try crop.inverted() }
+            let factor = min(Self.maximumScale * 2, max(0.2, targetTextHeight / max(1, size)))
+            let sized = abs(factor - 1) > 0.08 ? try crop.scaled(by: factor) : crop
+            var loose = self
+            loose.minimumConfidence = min(minimumConfidence, Self.acrossConfidence)
+            lines += try loose.read(sized, turns: [0], single: true, region: region, factor: factor,
+                                    offset: (offset.0 - Double(box.x), offset.1 - Double(box.y)),
+                                    background: UInt32(crop.median ?? 255), engine: engine, thresholding: .global,
+                                    tag: "-acrossLine\(k)", page: block.count > 1 ? .block : .line)
+                .filter { region.holds($0.box) }
+                .map { $0.inside(width: image.width, height: image.height) }
+        }
+        return lines
+    }
+
+    /// Lines across a spine stacked into blocks read together ("ALICE / IN / WONDER / LAND":
+    /// a word too short to make a line, "IN", is read between its neighbours): a line joins the
+    /// block above it when both are dark or both light, of one size (within 1.6 times), overlap
+    /// across the band, and the gap between them is under `acrossBlockGap` letter heights. The
+    /// blocks come with the most letters first.
+    static func acrossBlocks(_ lines: [AcrossLine]) -> [[AcrossLine]] {
+        var blocks: [[AcrossLine]] = []
+        for line in lines.sorted(by: { $0.box.y < $1.box.y }) {
+            let joined = blocks.indices.last { i in
+                let last = blocks[i].last!
+                let big = max(line.size, last.size), small = min(line.size, last.size)
+                let gap = Double(line.box.y - (last.box.y + last.box.height))
+                return last.light == line.light && big <= 1.6 * small && gap <= acrossBlockGap * big
+                    && line.box.x < last.box.x + last.box.width && last.box.x < line.box.x + line.box.width
+            }
+            if let i = joined { blocks[i].append(line) } else { blocks.append([line]) }
+        }
+        return blocks.sorted { $0.reduce(0) { $0 + $1.letters } > $1.reduce(0) { $0 + $1.letters } }
+    }
+
+    /// Gap between lines across a spine read as one block, at most (letter heights: room for a
+    /// short word between, "IN").
+    static let acrossBlockGap = 2.0
+
+    /// A line of letters across a spine (`acrossLineBoxes`): its box and its letters' median height.
+    struct AcrossLine: Equatable {
+        var box: BoundingBox
+        var size: Double
+        var letters: Int
+        /// Light letters on a darker ground (found in the inverted picture).
+        var light = false
+    }
+
+    /// Lines of letters running across a standing spine's band (`boxes`: shapes of a `width` x
+    /// `height` picture of the band, upright): shapes from `acrossLetterLeast` to
+    /// `acrossLetterShare` of the band high and at most six times as wide as high, gathered left
+    /// to right into runs at one level and size, a gap under `acrossGap` letter heights between
+    /// neighbours; runs of `acrossLineLetters` letters or more (a shape counts as many letters as
+    /// fit its width: small letters run together), and of two shapes or more unless the one
+    /// holds four letters; none touching a side of the band. Letters along the spine, turned, stand one above the next
+    /// and make no run; neither do a picture's specks, which differ in size and level.
+    static func acrossLineBoxes(_ boxes: [BoundingBox], width: Int, height: Int) -> [AcrossLine] {
+        let letters = boxes.filter { b in
+            b.height >= 6 && Double(b.height) >= acrossLetterLeast * Double(width)
+                && Double(b.height) <= acrossLetterShare * Double(width) && b.width <= 6 * b.height
+                && b.y > 0 && b.y + b.height < height
+        }.sorted { $0.x < $1.x }
+        func centre(_ b: BoundingBox) -> Double { Double(b.y) + Double(b.height) / 2 }
+        var runs: [[BoundingBox]] = []
+        for b in letters {
+            let h = Double(b.height)
+            // The run this letter follows most closely: its last letter just before, at its level and size.
+            let joined = runs.indices.filter { i in
+                let last = runs[i].last!
+                let lh = Double(last.height)
+                let gap = Double(b.x - (last.x + last.width))
+                return gap >= -0.3 * min(h, lh) && gap <= acrossGap * max(h, lh)
+                    && abs(centre(b) - centre(last)) <= 0.25 * max(h, lh)
+                    && max(h, lh) <= 1.5 * min(h, lh)
+            }.min { abs(centre(runs[$0].last!) - centre(b)) < abs(centre(runs[$1].last!) - centre(b)) }
+            if let i = joined { runs[i].append(b) } else { runs.append([b]) }
+        }
+        // Small serif or bold letters run together into one shape ("Carrie" in two): a shape
+        // counts as many letters as it is wide for its height.
+        func letterCount(_ run: [BoundingBox]) -> Int {
+            run.reduce(0) { $0 + max(1, Int((Double($1.width) / (0.7 * Double($1.height))).rounded())) }
+        }
+        // A run touching a side of the band is its end, a rule, a stripe or the neighbour's
+        // edge: print across a spine keeps a margin.
+        return runs.compactMap { run -> AcrossLine? in
+            let x0 = run.map(\.x).min()!, y0 = run.map(\.y).min()!
+            let x1 = run.map { $0.x + $0.width }.max()!, y1 = run.map { $0.y + $0.height }.max()!
+            guard letterCount(run) >= acrossLineLetters, run.count >= 2 || letterCount(run) >= 4,
+                  x0 > 1, x1 < width - 1 else { return nil }
+            let heights = run.map { Double($0.height) }.sorted()
+            return AcrossLine(box: BoundingBox(x: x0, y: y0, width: x1 - x0, height: y1 - y0),
+                              size: heights[heights.count / 2], letters: letterCount(run))
+        }
+    }
+
+    /// Letters of a line across a spine, at least.
+    static let acrossLineLetters = Int(ProcessInfo.processInfo.environment["SHELFSCAN_ACROSS_LETTERS"] ?? "3") ?? 3
+    /// Spines this share of their length thick and more are looked at for lines across them
+    /// (`readAcrossLines`; the whole band's sparse reading only from `minimumAcrossAspect`).
+    static let acrossLinesAspect = Double(ProcessInfo.processInfo.environment["SHELFSCAN_ACROSS_ASPECT"] ?? "0.06") ?? 0.06
+    /// Sauvola's k for the letters across a spine: low, for a title in gray beside black letters.
+    static let acrossSauvola = Double(ProcessInfo.processInfo.environment["SHELFSCAN_ACROSS_K"] ?? "0.1") ?? 0.1
+    /// Margin above and below a line across a spine when it is cut out (letter heights).
+    static let acrossMargin = Double(ProcessInfo.processInfo.environment["SHELFSCAN_ACROSS_MARGIN"] ?? "0.3") ?? 0.3
+    /// Blocks of lines across one spine read at most.
+    static let mostAcrossLines = 4
+    /// A letter across a spine is at least this share of its width high (specks, a rule's grain).
+    static let acrossLetterLeast = 0.06
+    /// Lines read across a spine are kept from this confidence, or `minimumConfidence` if lower
+    /// (`SHELFSCAN_ACROSS_CONFIDENCE`, for measuring). `adam1`'s pale, blurred "CELL" reads right
+    /// at 45, but at 40 the real shelves found 425 / 448 / 23 instead of 427 / 448 / 21: *Cell* in,
+    /// *The Bachman Books* and *Murder Games* out for *The House Girl* ("house" at 41 beside
+    /// the next spine's "HE GIRI") and *Cradle and All*.
+    static let acrossConfidence = Double(ProcessInfo.processInfo.environment["SHELFSCAN_ACROSS_CONFIDENCE"] ?? "50") ?? 50
+    /// A letter across a spine is at most this share of its width high.
+    static let acrossLetterShare = 0.45
+    /// Gap between neighbouring letters of a line across, at most (letter heights: a word space).
+    static let acrossGap = 1.0
+    /// Width a band is scaled up to, at least, to look for letters across it.
+    static let acrossLetterWidth = 120.0
 
     /// Width a spine's band is scaled to for `readAcross`.
     static let acrossWidth = 300.0

@@ -471,6 +471,9 @@ struct TextStage {
     /// (`RegionReader.readPieces`, for measuring).
     static let piecesReading = ProcessInfo.processInfo.environment["SHELFSCAN_PIECES"] != "off"
 
+    /// `SHELFSCAN_ACROSS_WORD=alone`: one word read across a standing spine names a book alone
+    /// too (for measuring; see `match`).
+    static let acrossWordAlone = ProcessInfo.processInfo.environment["SHELFSCAN_ACROSS_WORD"] == "alone"
     /// `SHELFSCAN_ACROSS=off` leaves titles across standing spines unread (for measuring).
     static let acrossReading = ProcessInfo.processInfo.environment["SHELFSCAN_ACROSS"] != "off"
 
@@ -625,8 +628,21 @@ struct TextStage {
                     let text = Self.regionText(Array(lines[spans[i].first...spans[i].last]))
                     results.set(i, memo?.matches(for: text) { matcher.matches(for: text) } ?? matcher.matches(for: text))
                 }
+                // One word read across a standing spine, alone, is a piece of its print cut out
+                // (the "SECRET" of "THE SECRET / HISTORY", "Poet" of "The / Poetry / Book"), which
+                // names one-word titles too easily: lines read across a spine alone only name a
+                // book whose match rests on two words of three letters or more (two title words,
+                // or a title word and an author's); beside a line read along the spine (the
+                // author's name) they are matched as any lines are.
+                func across(_ span: (first: Int, last: Int)) -> Bool {
+                    !Self.acrossWordAlone && ordered[span.first...span.last].allSatisfy {
+                        $0.line.quarterTurns == 0 && regions[$0.region].layout == .spine
+                    }
+                }
                 for (span, m) in zip(spans, results.values) {
-                    if let m, let top = m.first, top.score >= minimumScore { groups.append(Group(first: span.first, last: span.last, matches: m)) }
+                    guard var m else { continue }
+                    if across(span) { m = m.filter { $0.matchedText.split(separator: " ").filter { $0.count >= 3 }.count >= 2 } }
+                    if let top = m.first, top.score >= minimumScore { groups.append(Group(first: span.first, last: span.last, matches: m)) }
                 }
             }
             if SpineFinder.trace {
