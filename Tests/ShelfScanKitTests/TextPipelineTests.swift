@@ -205,7 +205,7 @@ struct TextPipelineTests {
         func along(_ text: String) -> ReadLine {
             ReadLine(text: text, confidence: 95, box: BoundingBox(x: 120, y: 50, width: 30, height: 300), textHeight: 30, quarterTurns: 1)
         }
-        func named(_ lines: [ReadLine]) -> [String] { stage.match(lines: [lines], regions: [region], coverLike: false).0.map(\.title) }
+        func named(_ lines: [ReadLine]) -> [String?] { stage.match(lines: [lines], regions: [region], coverLike: false).0.map(\.title) }
         // Read along the spine, the word names its book; cut out of "THE SECRET / HISTORY" across it, not.
         #expect(named([along("SECRET")]) == ["The Secret"])
         #expect(named([across("SECRET", y: 300)]).isEmpty)
