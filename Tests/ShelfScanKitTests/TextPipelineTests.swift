@@ -931,9 +931,12 @@ struct TextPipelineTests {
         // No read deadline: under a loaded test run, the deadline cuts readings differently each time.
         with.reader.readDeadline = nil
         without.reader.readDeadline = nil
-        // Nor pieces of different sizes read apart, which name it with the fast model alone.
+        // Nor pieces of different sizes read apart, nor the lines across the spines (since the
+        // twenty-first session), which name it with the fast model alone.
         with.readPieces = false
         without.readPieces = false
+        with.readAcross = false
+        without.readAcross = false
         let (withSecond, fastAlone) = (with, without)
         let (before, after) = try await offPool {
             let layout = try SpineFinder().spines(in: photo)

@@ -32,6 +32,9 @@ struct TextStage {
     var reader = RegionReader()
     /// Read unnamed spines with letters of mixed sizes piece by piece (`RegionReader.readPieces`).
     var readPieces = TextStage.piecesReading
+    /// Whether unnamed standing spines are read across (`RegionReader.readAcross`; tests turn it
+    /// off to isolate another pass).
+    var readAcross = TextStage.acrossReading
     /// Matches scoring below this are not books.
     let minimumScore: Double
 
@@ -212,7 +215,7 @@ struct TextStage {
         // A standing spine that named no book may carry its title across it (hardbacks,
         // big-name paperbacks: "STEPHEN KING" along, "DOCTOR / SLEEP" across): those wide
         // enough to hold a word across are read upright too, and everything is matched again.
-        if Self.acrossReading {
+        if readAcross {
             try readAgain("across", unnamed([.spine])) { [reader] region, _, engine throws(ShelfScanError) in
                 try reader.readAcross(region, in: image, engine: engine)
             }
