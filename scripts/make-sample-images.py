@@ -1645,20 +1645,17 @@ def make_across_spine(book, L, w, s, rng, direction):
     # the title's ink: the name's, or (more often) a mix of it with the ground, still readable
     mix = rng.uniform(0.25, 0.4) if rng.random() < 0.6 else 0.0
     t_ink = tuple(int(round(f * (1 - mix) + b * mix)) for f, b in zip(fg, st["bg"]))
-    along_end = m
-    a = None
-    if a_text:
-        a = fit_text(a_text, st["author_font"], 0.48 * L, across, min(across * 0.8, 40 * s),
-                     SPINE_AUTHOR_MIN_H * s, max_lines=1)
+    # the author's name along the spine's upper half (no name that fits: a spine of the usual kind)
+    a = a_text and fit_text(a_text, st["author_font"], 0.48 * L, across, min(across * 0.8, 40 * s),
+                            SPINE_AUTHOR_MIN_H * s, max_lines=1)
     if not a:
         return None
-    if a:
-        strip = Image.new("RGB", (int(round(0.48 * L)), w), st["bg"])
-        draw_lines(ImageDraw.Draw(strip), a, 0, strip.width, w / 2, fg, "centre")
-        turned = strip.transpose(Image.Transpose.ROTATE_270 if direction == "ttb"
-                                 else Image.Transpose.ROTATE_90)
-        img.paste(turned, (0, int(m)))
-        along_end = m + strip.width
+    strip = Image.new("RGB", (int(round(0.48 * L)), w), st["bg"])
+    draw_lines(ImageDraw.Draw(strip), a, 0, strip.width, w / 2, fg, "centre")
+    turned = strip.transpose(Image.Transpose.ROTATE_270 if direction == "ttb"
+                             else Image.Transpose.ROTATE_90)
+    img.paste(turned, (0, int(m)))
+    along_end = m + strip.width
     # the title across: the largest size (within limits) whose lines each fit the width
     words = (title.upper() if st["upper"] else title).split()
     fname = st["title_font"]
@@ -1694,8 +1691,8 @@ def make_across_spine(book, L, w, s, rng, direction):
     prof = 1.0 - st["shade"] * (1.0 - np.sin(np.pi * xs) ** 0.7)
     arr = np.asarray(img, np.float32) * prof[None, :, None]
     img = Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8))
-    info = dict(title_h=ink_height(f, title), author=a is not None, lines=len(lines),
-                font=fname, author_font=st["author_font"] if a else None, across=True)
+    info = dict(title_h=ink_height(f, title), author=True, lines=len(lines),
+                font=fname, author_font=st["author_font"], across=True)
     return img.convert("RGBA"), w, info
 
 
