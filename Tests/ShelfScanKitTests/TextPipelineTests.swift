@@ -191,14 +191,20 @@ struct TextPipelineTests {
         #expect(named.0.map(\.title) == ["No, David!"])
     }
 
-    @Test("one word read across a standing spine names no book alone; beside a second word or the author's name along the spine it does")
-    func oneWordAcross() {
-        var books = [Book(title: "The Secret", authors: ["Rhonda Byrne"]), Book(title: "Cell", authors: ["Stephen King"]),
-                     Book(title: "Carrie", authors: ["Stephen King"])]
+    /// A matching stage over `books` (given ids) and one standing spine region, 80 x 700 at x 100.
+    static func oneSpine(_ books: [Book]) -> (TextStage, TextRegion) {
+        var books = books
         for i in books.indices { books[i].id = Int64(i + 1) }
         let stage = TextStage(workers: OCRWorkers(size: 1), matcher: BookMatcher(books: books), minimumScore: 0.6)
         let region = TextRegion(layout: .spine, box: BoundingBox(x: 100, y: 0, width: 80, height: 700), lean: 0,
                                 typicalThickness: 80, row: 0, index: 0)
+        return (stage, region)
+    }
+
+    @Test("one word read across a standing spine names no book alone; beside a second word or the author's name along the spine it does")
+    func oneWordAcross() {
+        let (stage, region) = Self.oneSpine([Book(title: "The Secret", authors: ["Rhonda Byrne"]),
+                                             Book(title: "Cell", authors: ["Stephen King"]), Book(title: "Carrie", authors: ["Stephen King"])])
         func across(_ text: String, y: Int) -> ReadLine {
             ReadLine(text: text, confidence: 95, box: BoundingBox(x: 110, y: y, width: 60, height: 25), textHeight: 25, quarterTurns: 0)
         }
@@ -218,12 +224,9 @@ struct TextPipelineTests {
 
     @Test("lines across a standing spine are matched top to bottom, and a word broken over two lines joins up")
     func acrossInReadingOrder() {
-        var books = [Book(title: "Alice in Wonderland", authors: ["Lewis Carroll"]), Book(title: "Alice", authors: ["Sara Shepard"]),
-                     Book(title: "Land of Stories", authors: ["Chris Colfer"])]
-        for i in books.indices { books[i].id = Int64(i + 1) }
-        let stage = TextStage(workers: OCRWorkers(size: 1), matcher: BookMatcher(books: books), minimumScore: 0.6)
-        let region = TextRegion(layout: .spine, box: BoundingBox(x: 100, y: 0, width: 80, height: 700), lean: 0,
-                                typicalThickness: 80, row: 0, index: 0)
+        let (stage, region) = Self.oneSpine([Book(title: "Alice in Wonderland", authors: ["Lewis Carroll"]),
+                                             Book(title: "Alice", authors: ["Sara Shepard"]),
+                                             Book(title: "Land of Stories", authors: ["Chris Colfer"])])
         // A hardback's title stacked across its spine, each word centred a little off (so that
         // left to right they come LAND, IN, ALICE, WONDER), and junk read along it.
         func across(_ text: String, centre: Int, y: Int) -> ReadLine {
