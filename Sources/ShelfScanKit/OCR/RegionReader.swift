@@ -18,6 +18,9 @@ public struct ReadLine: Sendable, Codable, Equatable {
     public let readingConfidence: Double
     /// Each word's confidence (the words of `text` split at spaces), when known.
     public let wordConfidences: [Double]?
+    /// Read from a line of print cut out of its spine alone (`RegionReader.readAlongLines`):
+    /// a word of it alone may be a publisher's name or a series' as well as a title's.
+    public var cutOut = false
 
     public init(text: String, confidence: Double, box: BoundingBox, textHeight: Double, quarterTurns: Int,
                 readingConfidence: Double? = nil, wordConfidences: [Double]? = nil) {
@@ -42,8 +45,10 @@ public struct ReadLine: Sendable, Codable, Equatable {
         var box = self.box.clamped(width: width, height: height)
         if box.width == 0 { box.x = max(0, min(box.x, width - 1)); box.width = 1 }
         if box.height == 0 { box.y = max(0, min(box.y, height - 1)); box.height = 1 }
-        return ReadLine(text: text, confidence: confidence, box: box, textHeight: textHeight, quarterTurns: quarterTurns,
-                        readingConfidence: readingConfidence, wordConfidences: wordConfidences)
+        var line = ReadLine(text: text, confidence: confidence, box: box, textHeight: textHeight, quarterTurns: quarterTurns,
+                            readingConfidence: readingConfidence, wordConfidences: wordConfidences)
+        line.cutOut = cutOut
+        return line
     }
 
     enum CodingKeys: String, CodingKey { case text, confidence, box, textHeight, quarterTurns }
@@ -778,6 +783,146 @@ public struct RegionReader: Sendable {
         return lines
     }
 
+    /// The lines of letters along a spine that named no book beside a line read surely on it
+    /// (its author's name, mostly), looked for as `readAcrossLines` looks across: Sauvola
+    /// shapes at a low k on the band alone, dark and light apart, gathered into runs and the
+    /// runs stacked side by side into blocks (a title over two lines); each block not lying on
+    /// a sure line cut out of the band, turned dark on light where its letters are light,
+    /// scaled to `targetTextHeight` and read alone in the sure line's direction. Tesseract's one
+    /// threshold falls between a name printed white or black and a title in gold, gray or a
+    /// pale colour beside it ("FRANCES HODGSON BURNETT" read at 95, "THE SECRET GARDEN" in pale
+    /// small capitals beside it never).
+    public func readAlongLines(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
+                               besides before: [ReadLine]) throws(ShelfScanError) -> [ReadLine] {
+        guard region.layout != .cover else { return [] }
+        let sure = sureLines(before, on: region).filter { region.quarterTurns.contains($0.quarterTurns) }
+        guard let best = sure.max(by: { $0.confidence < $1.confidence }) else { return [] }
+        let standing = region.layout == .spine
+        let (upright, offsetX, offsetY) = try self.upright(region, in: image)
+        let acrossAll = standing ? upright.width : upright.height
+        let band = Self.bandSpan(region, upright: upright, offset: standing ? offsetX : offsetY) ?? 0..<acrossAll
+        guard band.count >= 8 else { return [] }
+        // The band turned so that its text runs left to right (a quarter turn for a standing one).
+        let strip = try Self.strip(of: upright, across: band, standing: standing)
+        let flat = standing ? try strip.rotated(quarterTurns: 1) : strip
+        let look = max(1, Self.alongLetterThickness / Double(flat.height))
+        let looked = look > 1.08 ? try flat.scaled(by: look) : flat
+        let window = max(8, looked.height / 3)
+        let dark = try looked.darkShapes(halfWindow: window, factor: Self.acrossSauvola)
+        let light = try looked.inverted().darkShapes(halfWindow: window, factor: Self.acrossSauvola)
+        guard dark.count + light.count < 3000 else { return [] }
+        func runs(_ shapes: [BoundingBox]) -> [AcrossLine] {
+            Self.acrossLineBoxes(shapes, width: looked.width, height: looked.height, thickness: looked.height,
+                                 least: Self.alongLetterLeast, share: Self.alongLetterShare)
+        }
+        let found = (runs(dark) + runs(light).map { var l = $0; l.light = true; return l }).sorted { $0.letters > $1.letters }
+        var kept: [AcrossLine] = []
+        for line in found where !kept.contains(where: { Self.overlap(line.box, $0.box) > 0.3 }) { kept.append(line) }
+        kept = Self.wordsJoined(kept)
+        // A box of the flat, looked-at band in the photo's upright crop.
+        func inUpright(_ b: BoundingBox) -> BoundingBox {
+            let x0 = Double(b.x) / look, x1 = Double(b.x + b.width) / look
+            let y0 = Double(b.y) / look, y1 = Double(b.y + b.height) / look
+            guard standing else {
+                return BoundingBox(x: Int(x0), y: band.lowerBound + Int(y0), width: Int((x1 - x0).rounded(.up)), height: Int((y1 - y0).rounded(.up)))
+            }
+            // Turned a quarter clockwise, (x, y) -> (h - y, x): the flat band's x runs up the
+            // strip, its y rightwards.
+            let h = Double(strip.height)
+            return BoundingBox(x: band.lowerBound + Int(y0), y: max(0, Int(h - x1)),
+                               width: Int((y1 - y0).rounded(.up)), height: Int((x1 - x0).rounded(.up)))
+        }
+        func inPhoto(_ b: BoundingBox) -> BoundingBox {
+            BoundingBox(x: region.box.x + b.x - Int(offsetX), y: region.box.y + b.y - Int(offsetY), width: b.width, height: b.height)
+        }
+        // Blocks a sure line lies over, about as long, are what was read already (a sure line
+        // with a junk word read beside its name is longer).
+        func along(_ b: BoundingBox) -> Int { standing ? b.height : b.width }
+        let blocks = Self.acrossBlocks(kept).filter { block in
+            !block.contains { line in
+                let box = inPhoto(inUpright(line.box))
+                return sure.contains { Self.overlap(box, $0.box) > 0.5 && Double(along($0.box)) <= 1.5 * Double(along(box)) }
+            }
+        }.prefix(Self.mostAlongLines)
+        if Self.traceReads {
+            FileHandle.standardError.write(Data("ALONG r\(region.row)-\(region.index) band \(band) look \(String(format: "%.2f", look)) shapes \(dark.count)+\(light.count) runs \(kept.map { "\(inPhoto(inUpright($0.box))) n\($0.letters)" }) sure \(sure.map { "\($0.box) \($0.text)" }) blocks \(blocks.map { $0.map { "\(inUpright($0.box)) n\($0.letters)\($0.light ? " light" : "")" } })\n".utf8))
+            if let folder = Self.debugFolder { try? looked.writePNG(to: "\(folder)/r\(region.row)-\(region.index)-alongLook.png") }
+        }
+        var lines: [ReadLine] = []
+        for (k, block) in blocks.enumerated() {
+            let size = block.map(\.size).max()! / look
+            let across = Int((Self.acrossMargin * size).rounded(.up)), along = Int((0.5 * size).rounded(.up))
+            let boxes = block.map { inUpright($0.box) }
+            let x0 = boxes.map(\.x).min()!, y0 = boxes.map(\.y).min()!
+            let x1 = boxes.map { $0.x + $0.width }.max()!, y1 = boxes.map { $0.y + $0.height }.max()!
+            let box: BoundingBox
+            if standing {
+                let lo = max(band.lowerBound, x0 - across), hi = min(band.upperBound, x1 + across)
+                let top = max(0, y0 - along), bottom = min(upright.height, y1 + along)
+                box = BoundingBox(x: lo, y: top, width: hi - lo, height: bottom - top)
+            } else {
+                let lo = max(band.lowerBound, y0 - across), hi = min(band.upperBound, y1 + across)
+                let left = max(0, x0 - along), right = min(upright.width, x1 + along)
+                box = BoundingBox(x: left, y: lo, width: right - left, height: hi - lo)
+            }
+            guard box.width >= 8, box.height >= 8 else { continue }
+            var crop = try upright.cropped(to: box)
+            if block[0].light { crop = try crop.inverted() }
+            let factor = min(Self.maximumScale * 2, max(0.2, targetTextHeight / max(1, size)))
+            let sized = abs(factor - 1) > 0.08 ? try crop.scaled(by: factor) : crop
+            var loose = self
+            loose.minimumConfidence = min(minimumConfidence, Self.alongConfidence)
+            lines += try loose.read(sized, turns: [best.quarterTurns], single: true, region: region, factor: factor,
+                              offset: (offsetX - Double(box.x), offsetY - Double(box.y)),
+                              background: UInt32(crop.median ?? 255), engine: engine, thresholding: .global,
+                              tag: "-alongLine\(k)", page: block.count > 1 ? .block : .line)
+                .filter { line in region.holds(line.box) && !before.contains { line.addsNothing(to: $0) } }
+                .map { var line = $0.inside(width: image.width, height: image.height); line.cutOut = true; return line }
+        }
+        return lines
+    }
+
+    /// Runs of letters at one level, of one polarity and size (within 1.6 times), with a gap
+    /// of at most `alongWordGap` letter heights between them, joined into one line: the words
+    /// of a title along a spine (a word space in small capitals is wider than a letter).
+    static func wordsJoined(_ runs: [AcrossLine]) -> [AcrossLine] {
+        var lines: [AcrossLine] = []
+        for run in runs.sorted(by: { $0.box.x < $1.box.x }) {
+            func centre(_ b: BoundingBox) -> Double { Double(b.y) + Double(b.height) / 2 }
+            if let i = lines.indices.last(where: { i in
+                let last = lines[i]
+                let big = max(run.size, last.size), small = min(run.size, last.size)
+                let gap = Double(run.box.x - (last.box.x + last.box.width))
+                return last.light == run.light && big <= 1.6 * small && gap >= -0.3 * small && gap <= alongWordGap * big
+                    && abs(centre(run.box) - centre(last.box)) <= 0.35 * big
+            }) {
+                let last = lines[i]
+                let x0 = min(last.box.x, run.box.x), y0 = min(last.box.y, run.box.y)
+                let x1 = max(last.box.x + last.box.width, run.box.x + run.box.width)
+                let y1 = max(last.box.y + last.box.height, run.box.y + run.box.height)
+                lines[i] = AcrossLine(box: BoundingBox(x: x0, y: y0, width: x1 - x0, height: y1 - y0),
+                                      size: (last.size * Double(last.letters) + run.size * Double(run.letters)) / Double(last.letters + run.letters),
+                                      letters: last.letters + run.letters, light: run.light)
+            } else {
+                lines.append(run)
+            }
+        }
+        return lines.sorted { $0.letters > $1.letters }
+    }
+
+    /// Lines read along a spine beside its sure line are kept from this confidence.
+    static let alongConfidence = Double(ProcessInfo.processInfo.environment["SHELFSCAN_ALONG_CONFIDENCE"] ?? "40") ?? 40
+    /// Gap between words of a line along a spine, at most (letter heights).
+    static let alongWordGap = Double(ProcessInfo.processInfo.environment["SHELFSCAN_ALONG_GAP"] ?? "2.0") ?? 2.0
+    /// A spine's band is scaled to this thickness at least to look for letters along it.
+    static let alongLetterThickness = Double(ProcessInfo.processInfo.environment["SHELFSCAN_ALONG_THICKNESS"] ?? "120") ?? 120
+    /// Letters along a spine are from this share of its band's thickness high...
+    static let alongLetterLeast = Double(ProcessInfo.processInfo.environment["SHELFSCAN_ALONG_LEAST"] ?? "0.06") ?? 0.06
+    /// ...to this share.
+    static let alongLetterShare = 0.8
+    /// Blocks of lines along one spine read at most.
+    static let mostAlongLines = Int(ProcessInfo.processInfo.environment["SHELFSCAN_ALONG_MOST"] ?? "3") ?? 3
+
     /// Lines across a spine stacked into blocks read together ("ALICE / IN / WONDER / LAND":
     /// a word too short to make a line, "IN", is read between its neighbours): a line joins the
     /// block above it when both are dark or both light, of one size (within 1.6 times), overlap
@@ -819,10 +964,15 @@ public struct RegionReader: Sendable {
     /// fit its width: small letters run together), and of two shapes or more unless the one
     /// holds four letters; none touching a side of the band. Letters along the spine, turned, stand one above the next
     /// and make no run; neither do a picture's specks, which differ in size and level.
-    static func acrossLineBoxes(_ boxes: [BoundingBox], width: Int, height: Int) -> [AcrossLine] {
+    /// `thickness`: what the letters' heights are measured against (the band's width when nil,
+    /// as across a spine; the band's thickness for lines along it, `readAlongLines`), from
+    /// `least` to `share` of it.
+    static func acrossLineBoxes(_ boxes: [BoundingBox], width: Int, height: Int, thickness: Int? = nil,
+                                least: Double = acrossLetterLeast, share: Double = acrossLetterShare) -> [AcrossLine] {
+        let reference = Double(thickness ?? width)
         let letters = boxes.filter { b in
-            b.height >= 6 && Double(b.height) >= acrossLetterLeast * Double(width)
-                && Double(b.height) <= acrossLetterShare * Double(width) && b.width <= 6 * b.height
+            b.height >= 6 && Double(b.height) >= least * reference
+                && Double(b.height) <= share * reference && b.width <= 6 * b.height
                 && b.y > 0 && b.y + b.height < height
         }.sorted { $0.x < $1.x }
         func centre(_ b: BoundingBox) -> Double { Double(b.y) + Double(b.height) / 2 }

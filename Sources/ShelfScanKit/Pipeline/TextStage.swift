@@ -220,6 +220,15 @@ struct TextStage {
                 try reader.readAcross(region, in: image, engine: engine)
             }
         }
+        // Spines that still name no book beside a line read surely on them (the author's name)
+        // may carry their title in a paler ink or colour than the name, lost to Tesseract's one
+        // threshold: its lines of letters are found at a low Sauvola k and each read cut out
+        // (`RegionReader.readAlongLines`).
+        if Self.along, findings.books.count >= Self.shelfBooks {
+            try readAgain("along", unnamed([.spine, .lyingSpine])) { [reader] region, before, engine throws(ShelfScanError) in
+                try reader.readAlongLines(region, in: image, engine: engine, besides: before)
+            }
+        }
         // Spines that still name no book may carry a title in letters far smaller than the
         // author's name beside it: those are read again for their small letters alone.
         // This and the passes below (rescaled, leaned) run only on photos where spines named
@@ -436,6 +445,9 @@ struct TextStage {
     static let secondModel = ProcessInfo.processInfo.environment["SHELFSCAN_SECOND_MODEL"] ?? "read"
     /// `SHELFSCAN_READ_AHEAD=off`: the second model's reading waits for its turn (`ReadAhead`).
     static let readAhead = ProcessInfo.processInfo.environment["SHELFSCAN_READ_AHEAD"] != "off"
+    /// `SHELFSCAN_ALONG=off` leaves unnamed spines' pale lines along them unread
+    /// (`RegionReader.readAlongLines`).
+    static let along = ProcessInfo.processInfo.environment["SHELFSCAN_ALONG"] != "off"
     /// `SHELFSCAN_TIGHT=off` leaves unnamed spines' lines of letters unread cut out tightly
     /// (`RegionReader.TightReading`).
     static let tight = ProcessInfo.processInfo.environment["SHELFSCAN_TIGHT"] != "off"
@@ -477,6 +489,9 @@ struct TextStage {
     /// `SHELFSCAN_ACROSS_WORD=alone`: one word read across a standing spine names a book alone
     /// too (for measuring; see `match`).
     static let acrossWordAlone = ProcessInfo.processInfo.environment["SHELFSCAN_ACROSS_WORD"] == "alone"
+    /// `SHELFSCAN_ALONG_WORD=alone`: one word of a line cut out along a spine names a book alone
+    /// (for measuring).
+    static let alongWordAlone = ProcessInfo.processInfo.environment["SHELFSCAN_ALONG_WORD"] == "alone"
     /// `SHELFSCAN_ACROSS=off` leaves titles across standing spines unread (for measuring).
     static let acrossReading = ProcessInfo.processInfo.environment["SHELFSCAN_ACROSS"] != "off"
 
@@ -637,10 +652,13 @@ struct TextStage {
                 // book whose match rests on two words of three letters or more (two title words,
                 // or a title word and an author's); beside a line read along the spine (the
                 // author's name) they are matched as any lines are.
+                // The same for any run holding a line of print cut out along a spine alone
+                // (`ReadLine.cutOut`): "PANTHER" (a publisher's name) beside a sure "Ci" named
+                // *The Panther*.
                 func across(_ span: (first: Int, last: Int)) -> Bool {
-                    !Self.acrossWordAlone && ordered[span.first...span.last].allSatisfy {
-                        $0.line.quarterTurns == 0 && regions[$0.region].layout == .spine
-                    }
+                    let lines = ordered[span.first...span.last]
+                    return (!Self.acrossWordAlone && lines.allSatisfy { $0.line.quarterTurns == 0 && regions[$0.region].layout == .spine })
+                        || (!Self.alongWordAlone && lines.contains { $0.line.cutOut })
                 }
                 for (span, m) in zip(spans, results.values) {
                     guard var m else { continue }

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+@testable import ShelfScanKit
+
+@Suite("Pale lines of letters along a spine, cut out")
+struct AlongLinesTests {
+    /// A run of `letters` letters of height `size` (the flat band: the text runs left to right).
+    static func run(x: Int, width: Int, y: Int = 40, size: Double = 20, letters: Int, light: Bool = false) -> RegionReader.AcrossLine {
+        RegionReader.AcrossLine(box: BoundingBox(x: x, y: y, width: width, height: Int(size)), size: size, letters: letters, light: light)
+    }
+
+    @Test("words at one level, size and polarity, a word space apart, are one line; the name past a wide gap is another")
+    func wordsJoined() {
+        // "THE SECRET" and "GARDEN" 30 px apart (1.5 letter heights), then the author's name
+        // 80 px (4 letter heights) beyond.
+        let title = [Self.run(x: 0, width: 200, letters: 9, light: true), Self.run(x: 230, width: 120, letters: 6, light: true)]
+        let author = Self.run(x: 430, width: 400, letters: 21, light: true)
+        let joined = RegionReader.wordsJoined(title + [author])
+        #expect(joined.map(\.letters) == [21, 15], "\(joined)")
+        #expect(joined.last?.box == BoundingBox(x: 0, y: 40, width: 350, height: 20))
+        #expect(joined.allSatisfy { $0.light })
+    }
+
+    @Test("a run of the other polarity, twice the size or off the line's level stays apart")
+    func keptApart() {
+        let first = Self.run(x: 0, width: 120, letters: 6)
+        let light = Self.run(x: 140, width: 120, letters: 6, light: true)
+        #expect(RegionReader.wordsJoined([first, light]).count == 2)
+        let big = Self.run(x: 140, width: 240, y: 30, size: 40, letters: 6)
+        #expect(RegionReader.wordsJoined([first, big]).count == 2)
+        // A letter height lower: the line beside it on a spine with two lines of title.
+        let below = Self.run(x: 140, width: 120, y: 60, letters: 6)
+        #expect(RegionReader.wordsJoined([first, below]).count == 2)
+        // The same, at the line's level, joins.
+        let beside = Self.run(x: 140, width: 120, y: 42, letters: 6)
+        #expect(RegionReader.wordsJoined([first, beside]).map(\.letters) == [12])
+    }
+
+    @Test("one word of a line cut out along a spine names no book beside junk read surely; beside the author's name it does")
+    func oneWordCutOut() {
+        let (stage, region) = TextPipelineTests.oneSpine([Book(title: "The Panther", authors: ["Nelson DeMille"]),
+                                                          Book(title: "City of Illusions", authors: ["Ursula K. Le Guin"])])
+        func along(_ text: String, y: Int, cut: Bool) -> ReadLine {
+            var line = ReadLine(text: text, confidence: 95, box: BoundingBox(x: 120, y: y, width: 30, height: 200), textHeight: 30, quarterTurns: 3)
+            line.cutOut = cut
+            return line
+        }
+        func named(_ lines: [ReadLine]) -> [String?] { stage.match(lines: [lines], regions: [region], coverLike: false).0.map(\.title) }
+        // A publisher's name (PANTHER, beside GRANADA) cut out, and a sure scrap of the spine.
+        #expect(named([along("Ci", y: 50, cut: false), along("PANTHER", y: 400, cut: true)]).isEmpty)
+        // Read so in the first reading, the word is matched as any line is.
+        #expect(named([along("Ci", y: 50, cut: false), along("PANTHER", y: 400, cut: false)]) == ["The Panther"])
+        // Cut out beside the author's name, it names the book.
+        #expect(named([along("Nelson DeMille", y: 50, cut: false), along("PANTHER", y: 400, cut: true)]) == ["The Panther"])
+    }
+
+    @Test("a real shelf: a title in pale small capitals beside the author's name in white is read cut out and names the book (\"THE SECRET GARDEN\")",
+          .enabled(if: Fixtures.hasSharedCorpora, "../shared/corpora is absent beside the repository"))
+    func realPaleTitle() async throws {
+        let photo = try ImageLoader().load(path: Fixtures.sharedCorpora + "/shelves/freegle/ruth3.jpg").image
+        // The spine's column (a box set of Puffin classics, photographed lying: upright, its
+        // spines stand). Its name, FRANCES HODGSON BURNETT, lies below y 290, its title above.
+        let x = 128
+        let regions = try await offPool { try SpineFinder().spines(in: photo).regions }
+            .filter { $0.layout == .spine && $0.box.x <= x && $0.box.x + $0.box.width >= x }
+        #expect(!regions.isEmpty)
+        let read = try await offPoolReading { reader, engine in
+            try regions.map { region throws(ShelfScanError) in
+                let first = try reader.read(region, in: photo, engine: engine)
+                return (region, first, try reader.readAlongLines(region, in: photo, engine: engine, besides: first))
+            }
+        }
+        let cut = read.flatMap { $0.2 }
+        #expect(cut.allSatisfy { $0.cutOut })
+        // A line cut out on the title's stretch of the spine, read the way the name was.
+        let title = try #require(cut.first { $0.box.y + $0.box.height <= 290 && $0.box.height > $0.box.width },
+                                 "cut out: \(cut.map { "\($0.text) \($0.box)" })")
+        let (region, first, _) = try #require(read.first { $0.2.contains(title) })
+        #expect(region.holds(title.box))
+        #expect(first.contains { $0.confidence >= 75 && $0.quarterTurns == title.quarterTurns })
+        // With the name beside it, the title is matched among the author's other books and
+        // titles sharing its words.
+        let (stage, _) = TextPipelineTests.oneSpine([
+            Book(title: "The Secret Garden", authors: ["Frances Hodgson Burnett"]),
+            Book(title: "A Little Princess", authors: ["Frances Hodgson Burnett"]),
+            Book(title: "The Secret History", authors: ["Donna Tartt"]),
+            Book(title: "The Garden Party", authors: ["Katherine Mansfield"]),
+        ])
+        let (named, _) = stage.match(lines: [first + [title]], regions: [region], coverLike: false)
+        #expect(named.map(\.title) == ["The Secret Garden"], "read: \((first + [title]).map(\.text))")
+        // Without the cut-out line, only the name: no title of the two.
+        let (nameOnly, _) = stage.match(lines: [first], regions: [region], coverLike: false)
+        #expect(!nameOnly.contains { $0.title == "The Secret Garden" })
+    }
+}
