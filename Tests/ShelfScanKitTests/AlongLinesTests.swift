@@ -92,4 +92,31 @@ struct AlongLinesTests {
         let (nameOnly, _) = stage.match(lines: [first], regions: [region], coverLike: false)
         #expect(!nameOnly.contains { $0.title == "The Secret Garden" })
     }
+
+    @Test("a real shelf: a worn spine read as nothing has its lines cut out read in the direction given, none without one (\"Lorna Hill\")",
+          .enabled(if: Fixtures.hasSharedCorpora, "../shared/corpora is absent beside the repository"))
+    func realNothingRead() async throws {
+        let photo = try ImageLoader().load(path: Fixtures.sharedCorpora + "/shelves/freegle/ruth3.jpg").image
+        // A Piccolo paperback (*No Castanets at the Wells*): the first reading keeps nothing sure.
+        let x = 637
+        let regions = try await offPool { try SpineFinder().spines(in: photo).regions }
+            .filter { $0.layout == .spine && $0.box.x <= x && $0.box.x + $0.box.width >= x }
+        #expect(!regions.isEmpty)
+        let read = try await offPoolReading { reader, engine in
+            try regions.map { region throws(ShelfScanError) in
+                let first = try reader.read(region, in: photo, engine: engine)
+                return (region, first,
+                        try reader.readAlongLines(region, in: photo, engine: engine, besides: first),
+                        try reader.readAlongLines(region, in: photo, engine: engine, besides: first, turns: [3]))
+            }
+        }
+        let unsure = read.filter { r in !r.1.contains { $0.confidence >= 75 && r.0.holds($0.box) } }
+        #expect(!unsure.isEmpty, "every region read a sure line: \(read.map { $0.1.map(\.text) })")
+        // No sure line and no direction: nothing read.
+        #expect(unsure.allSatisfy { $0.2.isEmpty })
+        // The photo's usual direction (top to bottom): the author's name, on the spine.
+        let cut = unsure.flatMap { r in r.3.filter { r.0.holds($0.box) } }
+        #expect(cut.contains { TextStage.letters($0.text).contains("hill") && $0.cutOut && $0.quarterTurns == 3 },
+                "cut out: \(cut.map(\.text))")
+    }
 }

@@ -792,11 +792,12 @@ public struct RegionReader: Sendable {
     /// threshold falls between a name printed white or black and a title in gold, gray or a
     /// pale colour beside it ("FRANCES HODGSON BURNETT" read at 95, "THE SECRET GARDEN" in pale
     /// small capitals beside it never).
+    /// `turns`: the directions read in where no line was read surely (nothing read then when nil).
     public func readAlongLines(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
-                               besides before: [ReadLine]) throws(ShelfScanError) -> [ReadLine] {
+                               besides before: [ReadLine], turns: [Int]? = nil) throws(ShelfScanError) -> [ReadLine] {
         guard region.layout != .cover else { return [] }
         let sure = sureLines(before, on: region).filter { region.quarterTurns.contains($0.quarterTurns) }
-        guard let best = sure.max(by: { $0.confidence < $1.confidence }) else { return [] }
+        guard let readTurns = sure.max(by: { $0.confidence < $1.confidence }).map({ [$0.quarterTurns] }) ?? turns else { return [] }
         let standing = region.layout == .spine
         let (upright, offsetX, offsetY) = try self.upright(region, in: image)
         let acrossAll = standing ? upright.width : upright.height
@@ -872,7 +873,7 @@ public struct RegionReader: Sendable {
             let sized = abs(factor - 1) > 0.08 ? try crop.scaled(by: factor) : crop
             var loose = self
             loose.minimumConfidence = min(minimumConfidence, Self.alongConfidence)
-            lines += try loose.read(sized, turns: [best.quarterTurns], single: true, region: region, factor: factor,
+            lines += try loose.read(sized, turns: readTurns, single: true, region: region, factor: factor,
                               offset: (offsetX - Double(box.x), offsetY - Double(box.y)),
                               background: UInt32(crop.median ?? 255), engine: engine, thresholding: .global,
                               tag: "-alongLine\(k)", page: block.count > 1 ? .block : .line)

@@ -184,7 +184,7 @@ struct TextStage {
         }
         /// The unnamed spines with a line read on them (every unnamed spine when `all`).
         func unnamedWithLetters(all: Bool) -> [Int] {
-            unnamed([.spine, .lyingSpine]).filter { r in all || lines[r].contains { regions[r].holds($0.box) } }
+            unnamed([.spine, .lyingSpine]).filter { r in all || lines[r].contains { regions[r].holds($0.box) && (Self.alongCascade || !$0.cutOut) } }
         }
         // The second model's reading (below, after every pass of the fast one) started now, on a
         // thread of its own, on the spines it would read if nothing named them meanwhile
@@ -224,9 +224,11 @@ struct TextStage {
         // may carry their title in a paler ink or colour than the name, lost to Tesseract's one
         // threshold: its lines of letters are found at a low Sauvola k and each read cut out
         // (`RegionReader.readAlongLines`).
-        if Self.along, findings.books.count >= Self.shelfBooks {
-            try readAgain("along", unnamed([.spine, .lyingSpine])) { [reader] region, before, engine throws(ShelfScanError) in
-                try reader.readAlongLines(region, in: image, engine: engine, besides: before)
+        if Self.along != "off", findings.books.count >= Self.shelfBooks {
+            let votes = Self.along == "sure" ? nil : sureDirections()
+            let picked = Self.along == "lettered" ? unnamedWithLetters(all: false) : unnamed([.spine, .lyingSpine])
+            try readAgain("along", picked) { [reader] region, before, engine throws(ShelfScanError) in
+                try reader.readAlongLines(region, in: image, engine: engine, besides: before, turns: votes?.usualTurns(of: region))
             }
         }
         // Spines that still name no book may carry a title in letters far smaller than the
@@ -294,7 +296,7 @@ struct TextStage {
         if !Self.leaned.isEmpty, findings.books.count >= Self.shelfBooks {
             let votes = sureDirections()
             try readAgain("leaned", unnamed([.spine, .lyingSpine])) { [reader] region, before, engine throws(ShelfScanError) in
-                guard before.contains(where: { region.holds($0.box) }) else { return [] }
+                guard before.contains(where: { region.holds($0.box) && (Self.alongCascade || !$0.cutOut) }) else { return [] }
                 var added: [ReadLine] = []
                 for delta in Self.leaned {
                     added += try reader.readLeaned(region, in: image, engine: engine, delta: delta, turns: votes.usualTurns(of: region))
@@ -445,9 +447,15 @@ struct TextStage {
     static let secondModel = ProcessInfo.processInfo.environment["SHELFSCAN_SECOND_MODEL"] ?? "read"
     /// `SHELFSCAN_READ_AHEAD=off`: the second model's reading waits for its turn (`ReadAhead`).
     static let readAhead = ProcessInfo.processInfo.environment["SHELFSCAN_READ_AHEAD"] != "off"
-    /// `SHELFSCAN_ALONG=off` leaves unnamed spines' pale lines along them unread
-    /// (`RegionReader.readAlongLines`).
-    static let along = ProcessInfo.processInfo.environment["SHELFSCAN_ALONG"] != "off"
+    /// Which unnamed spines have their lines of letters along them read cut out
+    /// (`RegionReader.readAlongLines`): `all` (the default), in a sure line's direction or the
+    /// photo's usual one; `sure`, only beside a sure line; `lettered`, beside a sure line or in
+    /// the usual direction where a line was read on the spine at all; `off` (`SHELFSCAN_ALONG`,
+    /// for measuring).
+    static let along = ProcessInfo.processInfo.environment["SHELFSCAN_ALONG"] ?? "all"
+    /// `SHELFSCAN_ALONG_CASCADE=on`: lines cut out along a spine count as letters read on it for
+    /// the passes after (the leaned, sparse, colour and second model's readings; for measuring).
+    static let alongCascade = ProcessInfo.processInfo.environment["SHELFSCAN_ALONG_CASCADE"] == "on"
     /// `SHELFSCAN_TIGHT=off` leaves unnamed spines' lines of letters unread cut out tightly
     /// (`RegionReader.TightReading`).
     static let tight = ProcessInfo.processInfo.environment["SHELFSCAN_TIGHT"] != "off"
