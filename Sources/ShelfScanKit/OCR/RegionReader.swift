@@ -783,16 +783,17 @@ public struct RegionReader: Sendable {
         return lines
     }
 
-    /// The lines of letters along a spine that named no book beside a line read surely on it
-    /// (its author's name, mostly), looked for as `readAcrossLines` looks across: Sauvola
-    /// shapes at a low k on the band alone, dark and light apart, gathered into runs and the
-    /// runs stacked side by side into blocks (a title over two lines); each block not lying on
-    /// a sure line cut out of the band, turned dark on light where its letters are light,
-    /// scaled to `targetTextHeight` and read alone in the sure line's direction. Tesseract's one
-    /// threshold falls between a name printed white or black and a title in gold, gray or a
-    /// pale colour beside it ("FRANCES HODGSON BURNETT" read at 95, "THE SECRET GARDEN" in pale
-    /// small capitals beside it never).
-    /// `turns`: the directions read in where no line was read surely (nothing read then when nil).
+    /// The lines of letters along a spine that named no book, looked for as `readAcrossLines`
+    /// looks across: Sauvola shapes at a low k on the band alone, dark and light apart,
+    /// gathered into runs, runs a word space apart joined into lines (`wordsJoined`) and lines
+    /// stacked side by side into blocks (a title over two lines); each block not lying under a
+    /// sure line (read at `retryBelow` or more in `before`) cut out of the band, turned dark on
+    /// light where its letters are light, scaled to `targetTextHeight` and read alone in the
+    /// surest line's direction, or in `turns` where no line was read surely (nothing read then
+    /// when nil). Tesseract's one threshold falls between a name printed white or black and a
+    /// title in gold, gray or a pale colour beside it ("FRANCES HODGSON BURNETT" read at 95, "THE
+    /// SECRET GARDEN" in pale small capitals beside it never). The lines come marked
+    /// `ReadLine.cutOut`.
     public func readAlongLines(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
                                besides before: [ReadLine], turns: [Int]? = nil) throws(ShelfScanError) -> [ReadLine] {
         guard region.layout != .cover else { return [] }
@@ -833,6 +834,7 @@ public struct RegionReader: Sendable {
             return BoundingBox(x: band.lowerBound + Int(y0), y: max(0, Int(h - x1)),
                                width: Int((y1 - y0).rounded(.up)), height: Int((x1 - x0).rounded(.up)))
         }
+        // ...and in the photo (a leaning spine's turn left out: only compared with sure lines).
         func inPhoto(_ b: BoundingBox) -> BoundingBox {
             BoundingBox(x: region.box.x + b.x - Int(offsetX), y: region.box.y + b.y - Int(offsetY), width: b.width, height: b.height)
         }
@@ -852,18 +854,18 @@ public struct RegionReader: Sendable {
         var lines: [ReadLine] = []
         for (k, block) in blocks.enumerated() {
             let size = block.map(\.size).max()! / look
-            let across = Int((Self.acrossMargin * size).rounded(.up)), along = Int((0.5 * size).rounded(.up))
+            let acrossMargin = Int((Self.acrossMargin * size).rounded(.up)), alongMargin = Int((0.5 * size).rounded(.up))
             let boxes = block.map { inUpright($0.box) }
             let x0 = boxes.map(\.x).min()!, y0 = boxes.map(\.y).min()!
             let x1 = boxes.map { $0.x + $0.width }.max()!, y1 = boxes.map { $0.y + $0.height }.max()!
             let box: BoundingBox
             if standing {
-                let lo = max(band.lowerBound, x0 - across), hi = min(band.upperBound, x1 + across)
-                let top = max(0, y0 - along), bottom = min(upright.height, y1 + along)
+                let lo = max(band.lowerBound, x0 - acrossMargin), hi = min(band.upperBound, x1 + acrossMargin)
+                let top = max(0, y0 - alongMargin), bottom = min(upright.height, y1 + alongMargin)
                 box = BoundingBox(x: lo, y: top, width: hi - lo, height: bottom - top)
             } else {
-                let lo = max(band.lowerBound, y0 - across), hi = min(band.upperBound, y1 + across)
-                let left = max(0, x0 - along), right = min(upright.width, x1 + along)
+                let lo = max(band.lowerBound, y0 - acrossMargin), hi = min(band.upperBound, y1 + acrossMargin)
+                let left = max(0, x0 - alongMargin), right = min(upright.width, x1 + alongMargin)
                 box = BoundingBox(x: left, y: lo, width: right - left, height: hi - lo)
             }
             guard box.width >= 8, box.height >= 8 else { continue }
@@ -911,7 +913,8 @@ public struct RegionReader: Sendable {
         return lines.sorted { $0.letters > $1.letters }
     }
 
-    /// Lines read along a spine beside its sure line are kept from this confidence.
+    /// Lines cut out along a spine are kept from this confidence, or `minimumConfidence` if lower
+    /// (`SHELFSCAN_ALONG_CONFIDENCE`, for measuring): the pale "Tue Secust Ganben" reads at 40-43.
     static let alongConfidence = Double(ProcessInfo.processInfo.environment["SHELFSCAN_ALONG_CONFIDENCE"] ?? "40") ?? 40
     /// Gap between words of a line along a spine, at most (letter heights).
     static let alongWordGap = Double(ProcessInfo.processInfo.environment["SHELFSCAN_ALONG_GAP"] ?? "2.0") ?? 2.0

@@ -220,10 +220,12 @@ struct TextStage {
                 try reader.readAcross(region, in: image, engine: engine)
             }
         }
-        // Spines that still name no book beside a line read surely on them (the author's name)
-        // may carry their title in a paler ink or colour than the name, lost to Tesseract's one
-        // threshold: its lines of letters are found at a low Sauvola k and each read cut out
-        // (`RegionReader.readAlongLines`).
+        // Spines that still name no book may carry their title in a paler ink or colour than
+        // the author's name read surely beside it, or be worn pale whole, lost to Tesseract's one
+        // threshold: their lines of letters are found at a low Sauvola k and each read cut out,
+        // in the sure line's direction or the photo's usual one (`RegionReader.readAlongLines`).
+        // The lines cut out do not count as letters read on a spine for the passes below
+        // (`alongCascade`).
         if Self.along != "off", findings.books.count >= Self.shelfBooks {
             let votes = Self.along == "sure" ? nil : sureDirections()
             let picked = Self.along == "lettered" ? unnamedWithLetters(all: false) : unnamed([.spine, .lyingSpine])
