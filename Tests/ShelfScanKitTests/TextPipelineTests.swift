@@ -935,11 +935,14 @@ struct TextPipelineTests {
         with.reader.readDeadline = nil
         without.reader.readDeadline = nil
         // Nor pieces of different sizes read apart, nor the lines across the spines (since the
-        // twenty-first session), which name it with the fast model alone.
+        // twenty-first session) or cut out along them (since the twenty-second), which name it
+        // with the fast model alone.
         with.readPieces = false
         without.readPieces = false
         with.readAcross = false
         without.readAcross = false
+        with.readAlong = false
+        without.readAlong = false
         let (withSecond, fastAlone) = (with, without)
         let (before, after) = try await offPool {
             let layout = try SpineFinder().spines(in: photo)

@@ -35,6 +35,9 @@ struct TextStage {
     /// Whether unnamed standing spines are read across (`RegionReader.readAcross`; tests turn it
     /// off to isolate another pass).
     var readAcross = TextStage.acrossReading
+    /// Whether unnamed spines' lines along them are read cut out (`RegionReader.readAlongLines`,
+    /// `along`; tests turn it off to isolate another pass).
+    var readAlong = TextStage.along != "off"
     /// Matches scoring below this are not books.
     let minimumScore: Double
 
@@ -226,7 +229,7 @@ struct TextStage {
         // in the sure line's direction or the photo's usual one (`RegionReader.readAlongLines`).
         // The lines cut out do not count as letters read on a spine for the passes below
         // (`alongCascade`).
-        if Self.along != "off", findings.books.count >= Self.shelfBooks {
+        if readAlong, findings.books.count >= Self.shelfBooks {
             let votes = Self.along == "sure" ? nil : sureDirections()
             let picked = Self.along == "lettered" ? unnamedWithLetters(all: false) : unnamed([.spine, .lyingSpine])
             try readAgain("along", picked) { [reader] region, before, engine throws(ShelfScanError) in
