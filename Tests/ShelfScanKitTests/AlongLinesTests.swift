@@ -54,22 +54,31 @@ struct AlongLinesTests {
         #expect(named([along("Nelson DeMille", y: 50, cut: false), along("PANTHER", y: 400, cut: true)]) == ["The Panther"])
     }
 
-    @Test("a real shelf: a title in pale small capitals beside the author's name in white is read cut out and names the book (\"THE SECRET GARDEN\")",
-          .enabled(if: Fixtures.hasSharedCorpora, "../shared/corpora is absent beside the repository"))
-    func realPaleTitle() async throws {
+    /// `ruth3` (a Puffin Classics box set and Lorna Hill paperbacks, photographed lying: upright,
+    /// its spines stand): each standing spine region over column `x`, its first reading, and its
+    /// lines cut out along it besides that reading, once per entry of `turns`.
+    static func ruth3(over x: Int, turns: [[Int]?]) async throws -> [(region: TextRegion, first: [ReadLine], cut: [[ReadLine]])] {
         let photo = try ImageLoader().load(path: Fixtures.sharedCorpora + "/shelves/freegle/ruth3.jpg").image
-        // The spine's column (a box set of Puffin classics, photographed lying: upright, its
-        // spines stand). Its name, FRANCES HODGSON BURNETT, lies below y 290, its title above.
-        let x = 128
         let regions = try await offPool { try SpineFinder().spines(in: photo).regions }
             .filter { $0.layout == .spine && $0.box.x <= x && $0.box.x + $0.box.width >= x }
         #expect(!regions.isEmpty)
-        let read = try await offPoolReading { reader, engine in
+        return try await offPoolReading { reader, engine in
             try regions.map { region throws(ShelfScanError) in
                 let first = try reader.read(region, in: photo, engine: engine)
-                return (region, first, try reader.readAlongLines(region, in: photo, engine: engine, besides: first))
+                let cut = try turns.map { t throws(ShelfScanError) in
+                    try reader.readAlongLines(region, in: photo, engine: engine, besides: first, turns: t)
+                }
+                return (region, first, cut)
             }
         }
+    }
+
+    @Test("a real shelf: a title in pale small capitals beside the author's name in white is read cut out and names the book (\"THE SECRET GARDEN\")",
+          .enabled(if: Fixtures.hasSharedCorpora, "../shared/corpora is absent beside the repository"))
+    func realPaleTitle() async throws {
+        // The spine's column in the Puffin box set: its name, FRANCES HODGSON BURNETT, lies
+        // below y 290, its title above.
+        let read = try await Self.ruth3(over: 128, turns: [nil]).map { ($0.region, $0.first, $0.cut[0]) }
         let cut = read.flatMap { $0.2 }
         #expect(cut.allSatisfy { $0.cutOut })
         // A line cut out on the title's stretch of the spine, read the way the name was.
@@ -96,20 +105,8 @@ struct AlongLinesTests {
     @Test("a real shelf: a worn spine read as nothing has its lines cut out read in the direction given, none without one (\"Lorna Hill\")",
           .enabled(if: Fixtures.hasSharedCorpora, "../shared/corpora is absent beside the repository"))
     func realNothingRead() async throws {
-        let photo = try ImageLoader().load(path: Fixtures.sharedCorpora + "/shelves/freegle/ruth3.jpg").image
         // A Piccolo paperback (*No Castanets at the Wells*): the first reading keeps nothing sure.
-        let x = 637
-        let regions = try await offPool { try SpineFinder().spines(in: photo).regions }
-            .filter { $0.layout == .spine && $0.box.x <= x && $0.box.x + $0.box.width >= x }
-        #expect(!regions.isEmpty)
-        let read = try await offPoolReading { reader, engine in
-            try regions.map { region throws(ShelfScanError) in
-                let first = try reader.read(region, in: photo, engine: engine)
-                return (region, first,
-                        try reader.readAlongLines(region, in: photo, engine: engine, besides: first),
-                        try reader.readAlongLines(region, in: photo, engine: engine, besides: first, turns: [3]))
-            }
-        }
+        let read = try await Self.ruth3(over: 637, turns: [nil, [3]]).map { ($0.region, $0.first, $0.cut[0], $0.cut[1]) }
         let unsure = read.filter { r in !r.1.contains { $0.confidence >= 75 && r.0.holds($0.box) } }
         #expect(!unsure.isEmpty, "every region read a sure line: \(read.map { $0.1.map(\.text) })")
         // No sure line and no direction: nothing read.

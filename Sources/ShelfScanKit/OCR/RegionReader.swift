@@ -738,17 +738,9 @@ public struct RegionReader: Sendable {
         // Letters looked for at a width of at least `acrossLetterWidth` (small photos' spines).
         let look = max(1, Self.acrossLetterWidth / Double(band.count))
         let looked = look > 1.08 ? try strip.scaled(by: look) : strip
-        let window = max(8, looked.width / 4)
-        let dark = try looked.darkShapes(halfWindow: window, factor: Self.acrossSauvola)
-        let light = try looked.inverted().darkShapes(halfWindow: window, factor: Self.acrossSauvola)
-        guard dark.count + light.count < 3000 else { return [] }
-        let found = (Self.acrossLineBoxes(dark, width: looked.width, height: looked.height)
-            + Self.acrossLineBoxes(light, width: looked.width, height: looked.height).map { var l = $0; l.light = true; return l })
-            .sorted { $0.letters > $1.letters }
-        // A line found both ways (the ground between letters read as shapes) is read once, the
-        // way with more letters.
-        var kept: [AcrossLine] = []
-        for line in found where !kept.contains(where: { Self.overlap(line.box, $0.box) > 0.3 }) { kept.append(line) }
+        guard let (kept, dark, light) = try Self.letterLines(in: looked, window: max(8, looked.width / 4), runs: { shapes in
+            Self.acrossLineBoxes(shapes, width: looked.width, height: looked.height)
+        }) else { return [] }
         let blocks = Self.acrossBlocks(kept).prefix(Self.mostAcrossLines)
         if Self.traceReads {
             FileHandle.standardError.write(Data("ACROSS r\(region.row)-\(region.index) band \(band) look \(String(format: "%.2f", look)) shapes \(dark.count)+\(light.count) blocks \(blocks.map { $0.map { "\($0.box) n\($0.letters)\($0.light ? " light" : "")" } })\n".utf8))
@@ -767,20 +759,49 @@ public struct RegionReader: Sendable {
             let x1 = min(band.upperBound, band.lowerBound + Int((Double(right) / look).rounded(.up)) + side)
             guard y1 - y0 >= 8, x1 - x0 >= 8 else { continue }
             let box = BoundingBox(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
-            var crop = try upright.cropped(to: box)
-            if block[0].light { crop = try crop.inverted() }
-            let factor = min(Self.maximumScale * 2, max(0.2, targetTextHeight / max(1, size)))
-            let sized = abs(factor - 1) > 0.08 ? try crop.scaled(by: factor) : crop
-            var loose = self
-            loose.minimumConfidence = min(minimumConfidence, Self.acrossConfidence)
-            lines += try loose.read(sized, turns: [0], single: true, region: region, factor: factor,
-                                    offset: (offset.0 - Double(box.x), offset.1 - Double(box.y)),
-                                    background: UInt32(crop.median ?? 255), engine: engine, thresholding: .global,
-                                    tag: "-acrossLine\(k)", page: block.count > 1 ? .block : .line)
-                .filter { region.holds($0.box) }
-                .map { $0.inside(width: image.width, height: image.height) }
+            lines += try readCutOut(box, of: upright, block: block, size: size, turns: [0], floor: Self.acrossConfidence,
+                                    region: region, offset: offset, image: image, engine: engine, tag: "-acrossLine\(k)")
         }
         return lines
+    }
+
+    /// `box` of `upright` (a region's upright crop, `offset` its turn's growth) cut out alone,
+    /// turned dark on light where `block`'s letters are light, scaled so letters `size` high are
+    /// `targetTextHeight` high, and read as one line (as a block when `block` holds several
+    /// lines) in `turns`, lines kept from `floor` (or `minimumConfidence` if lower): the lines
+    /// on the region, placed in the photo (`readAcrossLines`, `readAlongLines`).
+    private func readCutOut(_ box: BoundingBox, of upright: PixImage, block: [AcrossLine], size: Double, turns: [Int], floor: Double,
+                            region: TextRegion, offset: (Double, Double), image: PixImage, engine: TesseractEngine,
+                            tag: String) throws(ShelfScanError) -> [ReadLine] {
+        var crop = try upright.cropped(to: box)
+        if block[0].light { crop = try crop.inverted() }
+        let factor = min(Self.maximumScale * 2, max(0.2, targetTextHeight / max(1, size)))
+        let sized = abs(factor - 1) > 0.08 ? try crop.scaled(by: factor) : crop
+        var loose = self
+        loose.minimumConfidence = min(minimumConfidence, floor)
+        return try loose.read(sized, turns: turns, single: true, region: region, factor: factor,
+                              offset: (offset.0 - Double(box.x), offset.1 - Double(box.y)),
+                              background: UInt32(crop.median ?? 255), engine: engine, thresholding: .global,
+                              tag: tag, page: block.count > 1 ? .block : .line)
+            .filter { region.holds($0.box) }
+            .map { $0.inside(width: image.width, height: image.height) }
+    }
+
+    /// The lines of letters in `looked` (a band's picture, its text running left to right):
+    /// Sauvola shapes at `acrossSauvola` in a `window`, dark and light letters apart, gathered by
+    /// `runs`, most letters first; a line found both ways (the ground between letters read as
+    /// shapes) kept once, the way with more letters. Nil when the picture holds 3,000 shapes or
+    /// more (a picture, a texture). The shapes come too, for tracing.
+    static func letterLines(in looked: PixImage, window: Int, runs: ([BoundingBox]) -> [AcrossLine]) throws(ShelfScanError)
+        -> (lines: [AcrossLine], dark: [BoundingBox], light: [BoundingBox])?
+    {
+        let dark = try looked.darkShapes(halfWindow: window, factor: acrossSauvola)
+        let light = try looked.inverted().darkShapes(halfWindow: window, factor: acrossSauvola)
+        guard dark.count + light.count < 3000 else { return nil }
+        let found = (runs(dark) + runs(light).map { var l = $0; l.light = true; return l }).sorted { $0.letters > $1.letters }
+        var kept: [AcrossLine] = []
+        for line in found where !kept.contains(where: { overlap(line.box, $0.box) > 0.3 }) { kept.append(line) }
+        return (kept, dark, light)
     }
 
     /// The lines of letters along a spine that named no book, looked for as `readAcrossLines`
@@ -809,18 +830,11 @@ public struct RegionReader: Sendable {
         let flat = standing ? try strip.rotated(quarterTurns: 1) : strip
         let look = max(1, Self.alongLetterThickness / Double(flat.height))
         let looked = look > 1.08 ? try flat.scaled(by: look) : flat
-        let window = max(8, looked.height / 3)
-        let dark = try looked.darkShapes(halfWindow: window, factor: Self.acrossSauvola)
-        let light = try looked.inverted().darkShapes(halfWindow: window, factor: Self.acrossSauvola)
-        guard dark.count + light.count < 3000 else { return [] }
-        func runs(_ shapes: [BoundingBox]) -> [AcrossLine] {
+        guard let (found, dark, light) = try Self.letterLines(in: looked, window: max(8, looked.height / 3), runs: { shapes in
             Self.acrossLineBoxes(shapes, width: looked.width, height: looked.height, thickness: looked.height,
                                  least: Self.alongLetterLeast, share: Self.alongLetterShare)
-        }
-        let found = (runs(dark) + runs(light).map { var l = $0; l.light = true; return l }).sorted { $0.letters > $1.letters }
-        var kept: [AcrossLine] = []
-        for line in found where !kept.contains(where: { Self.overlap(line.box, $0.box) > 0.3 }) { kept.append(line) }
-        kept = Self.wordsJoined(kept)
+        }) else { return [] }
+        let kept = Self.wordsJoined(found)
         // A box of the flat, looked-at band in the photo's upright crop.
         func inUpright(_ b: BoundingBox) -> BoundingBox {
             let x0 = Double(b.x) / look, x1 = Double(b.x + b.width) / look
@@ -869,18 +883,10 @@ public struct RegionReader: Sendable {
                 box = BoundingBox(x: left, y: lo, width: right - left, height: hi - lo)
             }
             guard box.width >= 8, box.height >= 8 else { continue }
-            var crop = try upright.cropped(to: box)
-            if block[0].light { crop = try crop.inverted() }
-            let factor = min(Self.maximumScale * 2, max(0.2, targetTextHeight / max(1, size)))
-            let sized = abs(factor - 1) > 0.08 ? try crop.scaled(by: factor) : crop
-            var loose = self
-            loose.minimumConfidence = min(minimumConfidence, Self.alongConfidence)
-            lines += try loose.read(sized, turns: readTurns, single: true, region: region, factor: factor,
-                              offset: (offsetX - Double(box.x), offsetY - Double(box.y)),
-                              background: UInt32(crop.median ?? 255), engine: engine, thresholding: .global,
-                              tag: "-alongLine\(k)", page: block.count > 1 ? .block : .line)
-                .filter { line in region.holds(line.box) && !before.contains { line.addsNothing(to: $0) } }
-                .map { var line = $0.inside(width: image.width, height: image.height); line.cutOut = true; return line }
+            lines += try readCutOut(box, of: upright, block: block, size: size, turns: readTurns, floor: Self.alongConfidence,
+                                    region: region, offset: (offsetX, offsetY), image: image, engine: engine, tag: "-alongLine\(k)")
+                .filter { line in !before.contains { line.addsNothing(to: $0) } }
+                .map { var line = $0; line.cutOut = true; return line }
         }
         return lines
     }
