@@ -221,6 +221,27 @@ public final class PixImage: @unchecked Sendable {
         return UInt8(min(255, value))
     }
 
+    /// How far each pixel's gray lies from its surroundings' median (8-bit), dark on white:
+    /// letters lighter and darker than their ground come out alike, dark (a title in white on an
+    /// orange spine beside the author's name in black, which one threshold cannot both keep).
+    /// The ground is the median over `window` pixels, taken on a copy a quarter as large and
+    /// scaled back; the distances are stretched so their 99th percentile is black.
+    public func distanceFromGround(window: Int) throws(ShelfScanError) -> PixImage {
+        let gray = try grayscale()
+        let shrink = 4
+        let small = try gray.scaled(by: 1 / Double(shrink))
+        let side = Int32(max(3, window / shrink) | 1)
+        let ground = try small.derived("median filter") { pixMedianFilter($0, side, side) }
+        let w = Int32(gray.width), h = Int32(gray.height)
+        let back = try ground.derived("scale") { pixScaleToSize($0, w, h) }
+        let distance = try back.withPix { b throws(ShelfScanError) in
+            try gray.derived("difference") { pixAbsDifference($0, b) }
+        }
+        let top = max(8, Int(distance.rank(0.99) ?? 255))
+        let stretched = try distance.stretched(black: 0, white: UInt8(min(255, top)))
+        return try stretched.inverted()
+    }
+
     /// Local contrast normalisation (8-bit): every region stretched to full range, which evens out
     /// glare, shadows and dim light. Tiles are about 1/6 of the image.
     public func locallyNormalized() throws(ShelfScanError) -> PixImage {

@@ -341,6 +341,34 @@ public struct RegionReader: Sendable {
             .map { $0.inside(width: image.width, height: image.height) }
     }
 
+    /// The region's crop widened across by `widen` of its thickness on each side, read once in
+    /// `turns`: an edge found through the spine's label (a busy cover's art makes edges where
+    /// there are none) cuts its title in two lengthwise, and neither half reads ("THE LAST
+    /// CONTINENT" on a Discworld spine, its region's edge through the label, read as "THELAST";
+    /// widened, whole). The lines whose middle lies on the spine's band, widened as much, are kept.
+    public func readWidened(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
+                            turns: [Int]) throws(ShelfScanError) -> [ReadLine] {
+        guard region.layout != .cover else { return [] }
+        let standing = region.layout == .spine
+        let b = region.box
+        let grow = Int((Double(standing ? b.width : b.height) * Self.widen).rounded())
+        let box = standing
+            ? BoundingBox(x: max(0, b.x - grow), y: b.y, width: min(image.width, b.x + b.width + grow) - max(0, b.x - grow), height: b.height)
+            : BoundingBox(x: b.x, y: max(0, b.y - grow), width: b.width, height: min(image.height, b.y + b.height + grow) - max(0, b.y - grow))
+        var wide = TextRegion(layout: region.layout, box: box, lean: region.lean,
+                              typicalThickness: region.typicalThickness, row: region.row, index: region.index)
+        wide.band = region.band.map { ($0.lowerBound - Double(grow))...($0.upperBound + Double(grow)) }
+        wide.window = region.window
+        let p = try prepare(wide, in: image)
+        return try read(p.sized, turns: turns, single: false, region: wide, factor: p.factor,
+                        offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global, tag: "-wide")
+            .filter { wide.holds($0.box) }
+            .map { $0.inside(width: image.width, height: image.height) }
+    }
+
+    /// How much `readWidened` widens a crop on each side, in its thickness (`SHELFSCAN_WIDEN`).
+    static let widen = Double(ProcessInfo.processInfo.environment["SHELFSCAN_WIDEN"] ?? "") ?? 0.35
+
     /// A spine with a sure line on it that named no book: its band read alone, both ways. Most
     /// such spines were not read alone at first (`read`), and capitals read upside down are often
     /// letters too ("KINGS OF" as "40 SONIG" at 90): the sure line may be the wrong way's. The
@@ -413,6 +441,23 @@ public struct RegionReader: Sendable {
                         offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global, tag: tag)
             .map { $0.inside(width: image.width, height: image.height) }
     }
+
+    /// The region's crop read once in `turns` as each pixel's distance from its ground's gray
+    /// (`PixImage.distanceFromGround`), dark on white: letters lighter and darker than the spine
+    /// read alike, where Tesseract's one threshold keeps one kind and loses the other (an orange
+    /// Penguin's title in white beside its author's name in black). The ground is the median over
+    /// `groundWindow` times the text height the crop is scaled for.
+    public func readDistance(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
+                             turns: [Int]) throws(ShelfScanError) -> [ReadLine] {
+        let p = try prepare(region, in: image)
+        let distance = try p.sized.distanceFromGround(window: Int(targetTextHeight * Self.groundWindow))
+        return try read(distance, turns: turns, single: Self.isSingle(region), region: region, factor: p.factor,
+                        offset: (p.offsetX, p.offsetY), background: 255, engine: engine, thresholding: .global, tag: "-distance")
+            .map { $0.inside(width: image.width, height: image.height) }
+    }
+
+    /// The ground's window in `readDistance`, in text heights (`SHELFSCAN_GROUND_WINDOW`).
+    static let groundWindow = Double(ProcessInfo.processInfo.environment["SHELFSCAN_GROUND_WINDOW"] ?? "") ?? 2
 
     /// The resolution sparse readings state (`TesseractEngine.recognize`): 70, the least
     /// Tesseract believes, from which it estimates the resolution from the letters' size, as its

@@ -342,6 +342,26 @@ struct TextStage {
                 try darkest.readOnce(region, in: image, engine: engine, turns: votes.usualTurns(of: region), tag: "-colour")
             }
         }
+        // Spines still naming no book, with letters read on them: their crop read once more as
+        // each pixel's distance from its ground's gray, in the photo's usual direction
+        // (`RegionReader.readDistance`): a title lighter than its spine beside a name darker than
+        // it read in one go (orange Penguins: "UNCLE FRED IN" in white beside "P.G. WODEHOUSE"
+        // in black, lost to Tesseract's one threshold).
+        if Self.distance != "off", findings.books.count >= Self.shelfBooks {
+            let votes = sureDirections()
+            try readAgain("distance", unnamedWithLetters(all: Self.distance == "all"), keepingBest: true) { [reader] region, _, engine throws(ShelfScanError) in
+                try reader.readDistance(region, in: image, engine: engine, turns: votes.usualTurns(of: region))
+            }
+        }
+        // Spines still naming no book: their crop widened by a third of its thickness on each
+        // side, read once in the photo's usual direction (`RegionReader.readWidened`): an edge
+        // found through a spine's label cuts its title lengthwise.
+        if Self.widened != "off", findings.books.count >= Self.shelfBooks {
+            let votes = sureDirections()
+            try readAgain("wide", Self.widened == "all" ? unnamed([.spine, .lyingSpine]) : unnamedWithLetters(all: false), keepingBest: true) { [reader] region, _, engine throws(ShelfScanError) in
+                try reader.readWidened(region, in: image, engine: engine, turns: votes.usualTurns(of: region))
+            }
+        }
         // Spines still naming no book, with letters read on them: read again, every reading
         // above, by the second model (Tesseract's main English LSTM: larger and slower than the
         // fast one, right on other spines). Real shelves, deadline off: 329 to 341 of 615 found,
@@ -442,6 +462,14 @@ struct TextStage {
     /// `SHELFSCAN_TRACE_LINES=1`: every spine's lines after the last reading, on stderr (`*`: a
     /// book was named from it), to see what was read where a book was missed.
     static let traceLines = ProcessInfo.processInfo.environment["SHELFSCAN_TRACE_LINES"] != nil
+
+    /// `SHELFSCAN_WIDE=off` leaves unnamed spines unread widened, `all` reads every unnamed spine
+    /// so, letters read on it or not (for measuring).
+    static let widened = ProcessInfo.processInfo.environment["SHELFSCAN_WIDE"] ?? "read"
+
+    /// `SHELFSCAN_DISTANCE=off` leaves unnamed spines unread as distances from their ground's
+    /// gray, `all` reads every unnamed spine so, letters read on it or not (for measuring).
+    static let distance = ProcessInfo.processInfo.environment["SHELFSCAN_DISTANCE"] ?? "read"
 
     /// `SHELFSCAN_SPARSE=off` leaves unnamed spines unread as sparse text, `all` reads every
     /// unnamed spine, letters read on it or not (for measuring).
