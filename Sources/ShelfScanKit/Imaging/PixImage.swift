@@ -229,6 +229,8 @@ public final class PixImage: @unchecked Sendable {
     public func distanceFromGround(window: Int) throws(ShelfScanError) -> PixImage {
         let gray = try grayscale()
         let shrink = 4
+        // Too small to hold a ground around a letter: as it is.
+        guard gray.width >= 4 * shrink, gray.height >= 4 * shrink else { return gray }
         let small = try gray.scaled(by: 1 / Double(shrink))
         let side = Int32(max(3, window / shrink) | 1)
         let ground = try small.derived("median filter") { pixMedianFilter($0, side, side) }

@@ -353,9 +353,12 @@ struct TextStage {
                 try reader.readDistance(region, in: image, engine: engine, turns: votes.usualTurns(of: region))
             }
         }
-        // Spines still naming no book: their crop widened by a third of its thickness on each
-        // side, read once in the photo's usual direction (`RegionReader.readWidened`): an edge
-        // found through a spine's label cuts its title lengthwise.
+        // Spines still naming no book, with letters read on them: their crop widened by 0.35 of
+        // its thickness on each side, read once in the photo's usual direction
+        // (`RegionReader.readWidened`): an edge found through a spine's label cuts its title
+        // lengthwise. With the distance reading above, real shelves 440 / 460 / 20 found /
+        // returned / not labelled -> 442 / 462 / 20, eval CPU +10%; the 12 MP shelf +0.3 s (see
+        // README, Accuracy, twenty-third session).
         if Self.widened != "off", findings.books.count >= Self.shelfBooks {
             let votes = sureDirections()
             try readAgain("wide", Self.widened == "all" ? unnamed([.spine, .lyingSpine]) : unnamedWithLetters(all: false), keepingBest: true) { [reader] region, _, engine throws(ShelfScanError) in
