@@ -44,6 +44,16 @@ struct RetryCropsTests {
         #expect(at(10, 10) > 200, "ground: \(at(10, 10))")
     }
 
+    @Test("a crop thinner than the ground's window still comes back, the size it was")
+    func distanceThinCrop() throws {
+        for (width, height) in [(20, 200), (200, 20), (16, 16), (10, 300)] {
+            let pixels = (0..<(width * height)).map { UInt8(truncatingIfNeeded: $0 % 7 == 0 ? 40 : 150) }
+            let image = try PixImage(gray: GrayBytes(width: width, height: height, pixels: pixels))
+            let out = try image.distanceFromGround(window: 64)
+            #expect(out.width == width && out.height == height)
+        }
+    }
+
     @Test("a real shelf: a title in white beside the author's name in black reads as distances from the spine's gray (\"UNCLE FRED IN\")",
           .enabled(if: Fixtures.hasSharedCorpora, "../shared/corpora is absent beside the repository"))
     func realDistance() async throws {
