@@ -46,7 +46,7 @@ struct RetryCropsTests {
 
     @Test("a crop thinner than the ground's window still comes back, the size it was")
     func distanceThinCrop() throws {
-        for (width, height) in [(20, 200), (200, 20), (16, 16), (10, 300)] {
+        for (width, height) in [(20, 200), (200, 20), (16, 16), (10, 300), (3, 50), (1, 40)] {
             let pixels = (0..<(width * height)).map { UInt8(truncatingIfNeeded: $0 % 7 == 0 ? 40 : 150) }
             let image = try PixImage(gray: GrayBytes(width: width, height: height, pixels: pixels))
             let out = try image.distanceFromGround(window: 64)

@@ -229,9 +229,10 @@ public final class PixImage: @unchecked Sendable {
     public func distanceFromGround(window: Int) throws(ShelfScanError) -> PixImage {
         let gray = try grayscale()
         let shrink = 4
-        let small = try gray.scaled(by: 1 / Double(shrink))
         // Leptonica's median filter fails on a window larger than the image: a thin crop's window
         // is cut to its thickness; one too thin to hold a ground around a letter comes back as it is.
+        guard min(gray.width, gray.height) >= 4 * shrink else { return gray }
+        let small = try gray.scaled(by: 1 / Double(shrink))
         let fits = (min(small.width, small.height) - 2) | 1   // the largest odd side under it
         guard fits >= 3 else { return gray }
         let side = Int32(min(max(3, window / shrink) | 1, fits))
