@@ -229,12 +229,12 @@ public final class PixImage: @unchecked Sendable {
     public func distanceFromGround(window: Int) throws(ShelfScanError) -> PixImage {
         let gray = try grayscale()
         let shrink = 4
-        // Leptonica's median filter fails on a window larger than the image: a thin crop's window
-        // is cut to its thickness; one too thin to hold a ground around a letter comes back as it is.
+        // Leptonica's median filter mirrors half its window past each side, and fails where
+        // that is more than the image holds: a thin crop's window is cut to fit; one too thin to
+        // hold a ground around a letter comes back as it is.
         guard min(gray.width, gray.height) >= 4 * shrink else { return gray }
         let small = try gray.scaled(by: 1 / Double(shrink))
-        let fits = (min(small.width, small.height) - 2) | 1   // the largest odd side under it
-        guard fits >= 3 else { return gray }
+        let fits = 2 * min(small.width, small.height) - 1
         let side = Int32(min(max(3, window / shrink) | 1, fits))
         let ground = try small.derived("median filter") { pixMedianFilter($0, side, side) }
         let w = Int32(gray.width), h = Int32(gray.height)
