@@ -401,6 +401,39 @@ struct BookMatcherTests {
         #expect(matches.filter { $0.book.title == "Carrie" }.count == 1)
     }
 
+    @Test("a catalogue title read whole inside one owned title names the owned book, at the catalogue's score; inside two, or beside the catalogue's author, it does not")
+    func ownedHolder() throws {
+        var guide = Book(title: "Top 10 Mallorca", authors: [])
+        guide.id = 200
+        var island = Book(title: "Mallorca", authors: ["Kerry Christiani"])
+        island.id = 201
+        island.owned = false
+        let alone = try #require(BookMatcher(books: Self.books + [island]).matches(for: spine("MALLORCA")).first)
+        #expect(alone.book.id == 201)
+        let both = BookMatcher(books: Self.books + [guide, island])
+        let first = try #require(both.matches(for: spine("MALLORCA")).first)
+        #expect(first.book.id == 200)
+        #expect(first.score == alone.score)
+        // The catalogue's author read too: a name says which book it is.
+        #expect(both.matches(for: spine("MALLORCA", "KERRY CHRISTIANI")).first?.book.id == 201)
+        // Two owned titles hold the word: either would be a guess.
+        var walks = Book(title: "Walking in Mallorca", authors: ["June Parker"])
+        walks.id = 202
+        #expect(BookMatcher(books: Self.books + [guide, island, walks]).matches(for: spine("MALLORCA")).first?.book.id == 201)
+        // Volume numbers are part of the title held: of two owned volumes, the one with the
+        // catalogue's numbers.
+        var hubris = Book(title: "Hitler 1889-1936: Hubris", authors: ["Ian Kershaw"])
+        hubris.id = 203
+        var nemesis = Book(title: "Hitler 1936-1945: Nemesis", authors: ["Ian Kershaw"])
+        nemesis.id = 204
+        var volume = Book(title: "Hitler : 1936-1945", authors: ["Ian Kershaw"])
+        volume.id = 205
+        volume.owned = false
+        let volumes = BookMatcher(books: Self.books + [hubris, nemesis, volume])
+        #expect(volumes.matches(for: spine("HITLER")).first?.book.id == 204)
+        #expect(BookMatcher(books: Self.books + [hubris, volume]).matches(for: spine("HITLER")).first?.book.id == 205)
+    }
+
     @Test("an owned copy is the one reported even when a catalogue edition reads better (series words, & for and)",
           arguments: [("The Murder of Roger Ackroyd", "The Murder of Roger Ackroyd (Hercule Poirot, #4)", "Agatha Christie",
                        ["THE MURDER OF ROGER ACKROYD", "POIROT AGATHA CHRISTIE"]),

@@ -314,7 +314,7 @@ struct BookIndex: Sendable {
 
     /// Books whose titles share the most (rare) trigrams with the spine words, or whose authors'
     /// names are spelled out on it: at most `limit`, best first.
-    func shortlist(words: [[Unicode.Scalar]], limit: Int) -> [Int] {
+    func shortlist(words: [[Unicode.Scalar]], limit: Int, ownedLimit: Int = 0) -> [Int] {
         guard !books.isEmpty else { return [] }
         var grams: [UInt64] = []
         for w in words { Self.trigrams(of: w, into: &grams) }
@@ -351,11 +351,24 @@ struct BookIndex: Sendable {
             }
         }
         // The best `limit` by overlap over the square root of the title's own weight (a long title
-        // needs more of its trigrams on the spine than a short one), kept in a small min-heap.
+        // needs more of its trigrams on the spine than a short one); then the reader's own books
+        // among the next best, up to `ownedLimit` of them: a word in many catalogue titles
+        // ("PARIS", "MALLORCA") must not crowd out the reader's copy ("Lonely Planet Paris").
+        let best = Self.best(touched, limit: limit) { acc[Int($0)] / titleNorm[Int($0)] }
+        guard ownedLimit > 0 else { return best }
+        let taken = Set(best)
+        let owned = Self.best(touched.filter { books[Int($0)].owned && !taken.contains(Int($0)) }, limit: ownedLimit) {
+            acc[Int($0)] / titleNorm[Int($0)]
+        }
+        return best + owned
+    }
+
+    /// The `limit` books of `touched` scoring most, best first, kept in a small min-heap.
+    static func best(_ touched: [Int32], limit: Int, score: (Int32) -> Float) -> [Int] {
         var heap: [(score: Float, book: Int32)] = []
         heap.reserveCapacity(limit + 1)
         for b in touched {
-            let s = acc[Int(b)] / titleNorm[Int(b)]
+            let s = score(b)
             if heap.count < limit {
                 heap.append((s, b))
                 var i = heap.count - 1

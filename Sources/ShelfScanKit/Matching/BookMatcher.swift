@@ -82,13 +82,16 @@ public final class BookMatcher: Sendable {
     public func matches(for region: RegionText, limit: Int = 5) -> [BookMatch] {
         let spine = Spine(region)
         guard !spine.words.isEmpty, spine.totalWeight > 0 else { return [] }
-        let candidates = index.shortlist(words: spine.words.map(\.scalars), limit: Self.shortlistSize)
+        let candidates = index.shortlist(words: spine.words.map(\.scalars), limit: Self.shortlistSize,
+                                         ownedLimit: Self.ownedHolding ? Self.ownedShortlistSize : 0)
         var cache = CreditCache(spine: spine)
         let names = fullNames(in: spine)
         var scored: [(match: BookMatch, position: Int)] = []
+        // The reader's books scoring under the floor, for `preferOwnedHolder`.
+        var ownedBelow: [BookMatch] = []
         for b in candidates {
-            guard let m = score(book: b, spine: spine, names: names, cache: &cache), m.score >= Self.floor else { continue }
-            scored.append((m, b))
+            guard let m = score(book: b, spine: spine, names: names, cache: &cache) else { continue }
+            if m.score >= Self.floor { scored.append((m, b)) } else if m.book.owned { ownedBelow.append(m) }
         }
         scored.sort {
             if $0.match.score != $1.match.score { return $0.match.score > $1.match.score }
@@ -112,9 +115,42 @@ public final class BookMatcher: Sendable {
             } else {
                 out.append(m)
             }
-            if out.count == limit { break }
         }
-        return out
+        if Self.ownedHolding { Self.preferOwnedHolder(&out, below: ownedBelow) }
+        return Array(out.prefix(limit))
+    }
+
+    /// Own books scored beside the `shortlistSize` best of all (`BookIndex.shortlist`).
+    static let ownedShortlistSize = 10
+    /// `SHELFSCAN_OWNED_HOLDING=off`: a catalogue title read whole inside an owned book's title
+    /// names the catalogue's book (`preferOwnedHolder`; for measuring).
+    static let ownedHolding = ProcessInfo.processInfo.environment["SHELFSCAN_OWNED_HOLDING"] != "off"
+
+    /// Where the best match is a catalogue book whose title (its core words and volume numbers)
+    /// lies whole inside the title of exactly one of the reader's own books, and every word read
+    /// for it was read for the reader's book too, the reader's book goes first at its score: the
+    /// words read say no more for one than for the other, and the reader's shelf holds the
+    /// reader's books (as in a tie, `refusingTies`). A travel guide's spine reads "MALLORCA" big
+    /// and its series name ("Top 10") small or as a logo: the catalogue's *Mallorca* matches it
+    /// whole, the reader's *Top 10 Mallorca* in part; "HITLER" alone is the catalogue's *Hitler:
+    /// 1936-1945* and as much the reader's *Hitler 1936-1945: Nemesis*. An author read for the
+    /// catalogue's book must have been read for the reader's: a name says which one it is.
+    /// `below`: the reader's books that scored under `floor` (they may hold the title all the same).
+    static func preferOwnedHolder(_ out: inout [BookMatch], below: [BookMatch]) {
+        guard let first = out.first, !first.book.owned else { return }
+        func words(_ book: Book) -> (needed: Set<String>, all: Set<String>) {
+            let t = MatchText.title(book.title, subtitle: book.subtitle)
+            return (Set(t.core + t.volume), Set(t.core + t.extra + t.volume))
+        }
+        let needed = words(first.book).needed
+        let read = Set(first.matchedText.split(separator: " "))
+        let holders = (out + below).filter { m in
+            m.book.owned && needed.isSubset(of: words(m.book).all) && read.isSubset(of: Set(m.matchedText.split(separator: " ")))
+        }
+        guard holders.count == 1, let mine = holders.first else { return }
+        out.removeAll { $0.book.owned && $0.book.id == mine.book.id && $0.book.title == mine.book.title }
+        out.insert(BookMatch(book: mine.book, score: first.score, titleScore: mine.titleScore, authorScore: mine.authorScore,
+                             matchedText: mine.matchedText), at: 0)
     }
 
     // MARK: Scoring

@@ -327,11 +327,7 @@ public struct RegionReader: Sendable {
     public func readLeaned(_ region: TextRegion, in image: PixImage, engine: TesseractEngine, delta: Double,
                            turns: [Int]) throws(ShelfScanError) -> [ReadLine] {
         guard region.layout != .cover else { return [] }
-        var tilted = TextRegion(layout: region.layout, box: region.box, lean: region.lean + delta,
-                                typicalThickness: region.typicalThickness, row: region.row, index: region.index)
-        tilted.band = region.band
-        tilted.hedge = region.hedge
-        tilted.window = region.window
+        let tilted = region.reshaped(lean: region.lean + delta)
         let p = try prepare(tilted, in: image, leastTurn: Self.leanedLeastTurn)
         let crop = try bandCrop(p, region: tilted) ?? (p.sized, (p.offsetX, p.offsetY), p.background)
         return try read(crop.image, turns: turns, single: true, region: tilted, factor: p.factor,
@@ -355,10 +351,7 @@ public struct RegionReader: Sendable {
         let box = standing
             ? BoundingBox(x: max(0, b.x - grow), y: b.y, width: min(image.width, b.x + b.width + grow) - max(0, b.x - grow), height: b.height)
             : BoundingBox(x: b.x, y: max(0, b.y - grow), width: b.width, height: min(image.height, b.y + b.height + grow) - max(0, b.y - grow))
-        var wide = TextRegion(layout: region.layout, box: box, lean: region.lean,
-                              typicalThickness: region.typicalThickness, row: region.row, index: region.index)
-        wide.band = region.band.map { ($0.lowerBound - Double(grow))...($0.upperBound + Double(grow)) }
-        wide.window = region.window
+        let wide = region.reshaped(box: box, grow: Double(grow))
         let p = try prepare(wide, in: image)
         return try read(p.sized, turns: turns, single: false, region: wide, factor: p.factor,
                         offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global, tag: "-wide")
@@ -433,12 +426,15 @@ public struct RegionReader: Sendable {
         return region.layout != .cover && across <= region.typicalThickness * 1.4
     }
 
-    /// The region's crop read once, as the first reading does, in `turns` (no retries).
-    public func readOnce(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
-                         turns: [Int], tag: String) throws(ShelfScanError) -> [ReadLine] {
+    /// The region's crop read once, as the first reading does, in `turns` (no retries);
+    /// `transform` turns the scaled crop into the picture read, on a white ground.
+    public func readOnce(_ region: TextRegion, in image: PixImage, engine: TesseractEngine, turns: [Int], tag: String,
+                         transform: ((PixImage) throws(ShelfScanError) -> PixImage)? = nil) throws(ShelfScanError) -> [ReadLine] {
         let p = try prepare(region, in: image)
-        return try read(p.sized, turns: turns, single: Self.isSingle(region), region: region, factor: p.factor,
-                        offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global, tag: tag)
+        let picture = try transform.map { t throws(ShelfScanError) in try t(p.sized) } ?? p.sized
+        return try read(picture, turns: turns, single: Self.isSingle(region), region: region, factor: p.factor,
+                        offset: (p.offsetX, p.offsetY), background: transform == nil ? p.background : 255, engine: engine,
+                        thresholding: .global, tag: tag)
             .map { $0.inside(width: image.width, height: image.height) }
     }
 
@@ -449,11 +445,10 @@ public struct RegionReader: Sendable {
     /// `groundWindow` times the text height the crop is scaled for.
     public func readDistance(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
                              turns: [Int]) throws(ShelfScanError) -> [ReadLine] {
-        let p = try prepare(region, in: image)
-        let distance = try p.sized.distanceFromGround(window: Int(targetTextHeight * Self.groundWindow))
-        return try read(distance, turns: turns, single: Self.isSingle(region), region: region, factor: p.factor,
-                        offset: (p.offsetX, p.offsetY), background: 255, engine: engine, thresholding: .global, tag: "-distance")
-            .map { $0.inside(width: image.width, height: image.height) }
+        let window = Int(targetTextHeight * Self.groundWindow)
+        return try readOnce(region, in: image, engine: engine, turns: turns, tag: "-distance") { sized throws(ShelfScanError) in
+            try sized.distanceFromGround(window: window)
+        }
     }
 
     /// The ground's window in `readDistance`, in text heights (`SHELFSCAN_GROUND_WINDOW`).

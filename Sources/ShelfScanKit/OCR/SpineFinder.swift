@@ -53,6 +53,18 @@ public struct TextRegion: Sendable, Equatable {
         return across >= band.lowerBound - slack && across <= band.upperBound + slack
     }
 
+    /// The same region (row, place, band, hedge, window) over another `box`, at another `lean`,
+    /// its band moved out by `grow` on each side: the retries that crop a spine otherwise
+    /// (`RegionReader.readLeaned`, `readWidened`).
+    func reshaped(box: BoundingBox? = nil, lean: Double? = nil, grow: Double = 0) -> TextRegion {
+        var other = TextRegion(layout: layout, box: box ?? self.box, lean: lean ?? self.lean,
+                               typicalThickness: typicalThickness, row: row, index: index)
+        other.band = band.map { ($0.lowerBound - grow)...($0.upperBound + grow) }
+        other.hedge = hedge
+        other.window = window
+        return other
+    }
+
     /// Quarter turns (clockwise) to try when reading.
     public var quarterTurns: [Int] {
         switch layout {
