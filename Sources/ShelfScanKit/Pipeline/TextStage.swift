@@ -178,11 +178,12 @@ struct TextStage {
             return votes
         }
         /// The regions none of whose lines a book was read from (hedges that held no word are
-        /// not retried: `TextRegion.hedge`).
+        /// not retried: `TextRegion.hedge`; nor regions showing no letter, `LetterlessRegions`).
         func unnamed(_ layouts: Set<TextRegion.Layout>) -> [Int] {
             let named = Set(findings.books.flatMap { $0.evidence.map(\.box) })
             return regions.indices.filter { r in
-                layouts.contains(regions[r].layout) && !regions[r].hedge && !lines[r].contains { named.contains($0.box) }
+                layouts.contains(regions[r].layout) && !regions[r].hedge && !everyReading.letterless.contains(regions[r])
+                    && !lines[r].contains { named.contains($0.box) }
             }
         }
         /// The unnamed spines with a line read on them (every unnamed spine when `all`).
@@ -547,16 +548,17 @@ struct TextStage {
     /// once before that were then read again in full, as spines of the photo's own orientation.
     /// `directions`: the photo's votes, with the way each region's letters stand.
     func read(_ regions: [TextRegion], in image: PixImage) throws(ShelfScanError)
-        -> (kept: [[ReadLine]], all: [[ReadLine]], hedgeHeld: Bool, directions: DirectionVotes)
+        -> (kept: [[ReadLine]], all: [[ReadLine]], hedgeHeld: Bool, directions: DirectionVotes, letterless: LetterlessRegions)
     {
         let votes = DirectionVotes()
+        let letterless = LetterlessRegions()
         // The losing orientation is read once: on most photos it is text and stripes seen
         // crosswise (the lines of standing spines' titles as a "pile" of books a few pixels
         // thick), where every retry reads nothing. Once it reads a word surely, it holds books
         // (a pile on a standing row) and is read like the rest.
         let hedges = HedgeWatch()
         var all = try readEach(regions) { _, region, engine throws(ShelfScanError) in
-            try reader.read(region, in: image, engine: engine, votes: votes, all: true, first: true, hedges: hedges)
+            try reader.read(region, in: image, engine: engine, votes: votes, all: true, first: true, hedges: hedges, letterless: letterless)
         }
         if hedges.held {
             let again = regions.indices.filter { hedges.wasReadOnce(regions[$0]) }
@@ -565,14 +567,14 @@ struct TextStage {
                 full.hedge = false
                 return full
             }) { _, region, engine throws(ShelfScanError) in
-                try reader.read(region, in: image, engine: engine, votes: votes, all: true, first: true)
+                try reader.read(region, in: image, engine: engine, votes: votes, all: true, first: true, letterless: letterless)
             }
             for (r, lines) in zip(again, reread) { all[r] = lines }
         }
         // Where a spine's ink was read both ways, the photo's usual way (of its sure lines,
         // standing and lying apart) wins unless the other was read clearly better.
         let usual = Set([[1, 3], [0, 2]].compactMap { votes.preferred(among: $0) })
-        return (all.map { RegionReader.keepBest($0, usual: Self.usualBonus ? usual : []) }, all, hedges.held, votes)
+        return (all.map { RegionReader.keepBest($0, usual: Self.usualBonus ? usual : []) }, all, hedges.held, votes, letterless)
     }
 
     /// A region's lines with the ones read the other way over the same ink instead, when those
