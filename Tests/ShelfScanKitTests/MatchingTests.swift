@@ -580,6 +580,8 @@ struct BookMatcherTests {
         let matcher = BookMatcher(books: [
             Book(title: "We", authors: ["Yevgeny Zamyatin", "Clarence Brown"]),
             Book(title: "Sons and Lovers", authors: ["D.H. Lawrence"]),
+            Book(title: "Fin", authors: ["David Monteagudo"]),
+            Book(title: "The Fix", authors: ["Baldacci, David"]),
         ])
         // emma1: "we", "on" and "LAWRENCE A" on a spine of nothing of the kind.
         #expect((matcher.matches(for: spine("we", "on", "LAWRENCE A")).first { $0.book.title == "We" }?.score ?? 0) < 0.6)
@@ -587,6 +589,25 @@ struct BookMatcherTests {
         #expect(we.book.title == "We")
         #expect(we.score >= 0.6)
         #expect((matcher.matches(for: spine("WE", "CLARENCE BROWN")).first?.score ?? 0) >= 0.6)
+        // gardening: a look-alike of the title ("TIN") beside a first name alone ("DAVID", on
+        // David Austin's roses) is not the book; beside the surname it is. Read exactly, the
+        // title needs only the name read surely, as before (wanda1: "DAVID" / "The Fix").
+        func fin(_ lines: String...) -> Double {
+            matcher.matches(for: RegionText(lines: lines.map { TextLine(text: $0, confidence: 90, height: 20) }))
+                .first { $0.book.title == "Fin" }?.score ?? 0
+        }
+        #expect(fin("\"DAVID", "Davin At TIN ROSES") < 0.6)
+        #expect(fin("TIN", "DAVID MONTEAGUDO") >= 0.6)
+        #expect(fin("TIN", "MONTEAGUDO") >= 0.6)
+        #expect(fin("FIN", "DAVID") >= 0.6)
+        // A catalogue's "Surname, Given" name: the surname is its first word.
+        func fix(_ lines: String...) -> Double {
+            matcher.matches(for: RegionText(lines: lines.map { TextLine(text: $0, confidence: 90, height: 20) }))
+                .first { $0.book.title == "The Fix" }?.score ?? 0
+        }
+        #expect(fix("The Tix", "BALDACCI") >= 0.6)
+        #expect(fix("The Tix", "DAVID") < 0.6)
+        #expect(fix("The Fix", "DAVID") >= 0.6)
     }
 
     @Test("the matched text is the normalised spine words that matched")

@@ -222,6 +222,19 @@ public final class BookMatcher: Sendable {
         }
     }
 
+    /// Whether the surname of one of book `b`'s authors (a name's last word; its first in
+    /// "Surname, Given Names") was read surely, as a word of its own.
+    func surnameRead(book b: Int, spine: Spine, cache: inout CreditCache) -> Bool {
+        let raw = index.books[b].authors
+        for (k, name) in index.authors[b].enumerated() {
+            guard let last = name.last, let first = name.first else { continue }
+            let w = k < raw.count && raw[k].contains(",") ? first : last
+            let row = cache.credits(w, index.wordScalars[Int(w)])
+            if row.indices.contains(where: { row[$0] >= Self.sureNameCredit && spine.units[$0].count == 1 }) { return true }
+        }
+        return false
+    }
+
     /// Runs of two or three spine words, on one line, that spell an author's full name exactly
     /// (in any order), with that name's key.
     func fullNames(in spine: Spine) -> [(words: Range<Int>, name: [Int32])] {
@@ -547,8 +560,12 @@ public final class BookMatcher: Sendable {
 
         // A title of three letters or fewer ("We", "It", "S.") is a word any spine may read: it
         // names its book only beside its author's name read surely, not a look-alike of it
-        // ("LAWRENCE" for Clarence Brown, the translator of Zamyatin's *We*, credit 0.75).
-        if Self.shortTitlesNeedNames, score > 0.3, titleTotal <= 3, a < Self.sureNameCredit {
+        // ("LAWRENCE" for Clarence Brown, the translator of Zamyatin's *We*, credit 0.75); read
+        // as a look-alike, beside their surname, not a first name alone ("DAVID" and "TIN" on a
+        // rose book are not David Monteagudo's *Fin*; "DAVID" and "The Fix" are Baldacci's).
+        if Self.shortTitlesNeedNames, score > 0.3, titleTotal <= 3,
+           a < Self.sureNameCredit
+            || (!titleCredit.allSatisfy { $0 >= 0.99 } && !surnameRead(book: b, spine: spine, cache: &cache)) {
             return nil
         }
         // A title that is a known author's full name ("Agatha Christie", a picture-book life of
