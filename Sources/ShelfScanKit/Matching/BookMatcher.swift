@@ -82,12 +82,13 @@ public final class BookMatcher: Sendable {
     public func matches(for region: RegionText, limit: Int = 5) -> [BookMatch] {
         let spine = Spine(region)
         guard !spine.words.isEmpty, spine.totalWeight > 0 else { return [] }
-        let candidates = index.shortlist(words: spine.words.map(\.scalars), limit: Self.shortlistSize,
-                                         ownedLimit: Self.ownedHolding ? Self.ownedShortlistSize : 0)
+        let (candidates, ownedAfter) = index.shortlist(words: spine.words.map(\.scalars), limit: Self.shortlistSize,
+                                                       ownedLimit: Self.ownedHolding ? Self.ownedShortlistSize : 0)
         var cache = CreditCache(spine: spine)
         let names = fullNames(in: spine)
         var scored: [(match: BookMatch, position: Int)] = []
-        // The reader's books scoring under the floor, for `preferOwnedHolder`.
+        // The reader's books scoring under the floor (and, below, some past the shortlist), for
+        // `preferOwnedHolder`.
         var ownedBelow: [BookMatch] = []
         for b in candidates {
             guard let m = score(book: b, spine: spine, names: names, cache: &cache) else { continue }
@@ -108,6 +109,7 @@ public final class BookMatcher: Sendable {
         }
         var seen = Set<String>()
         var out: [BookMatch] = []
+        var firstEntry: Int?
         for (m, b) in scored where seen.insert(index.bookKeys[b]).inserted {
             if !m.book.owned, let i = owned[index.bookKeys[b]] {
                 out.append(BookMatch(book: scored[i].match.book, score: m.score, titleScore: m.titleScore,
@@ -115,13 +117,23 @@ public final class BookMatcher: Sendable {
             } else {
                 out.append(m)
             }
+            if firstEntry == nil { firstEntry = b }
         }
-        if Self.ownedHolding { Self.preferOwnedHolder(&out, below: ownedBelow) }
+        if Self.ownedHolding, let first = out.first, !first.book.owned, let c = firstEntry {
+            // The reader's books past the shortlist are scored only when their title words hold
+            // the catalogue book's core words: at 100,000 books, scoring them all doubled a
+            // spine's matching time.
+            let needed = index.core[c]
+            for b in ownedAfter where needed.allSatisfy({ index.core[b].contains($0) || index.extra[b].contains($0) }) {
+                if let m = score(book: b, spine: spine, names: names, cache: &cache) { ownedBelow.append(m) }
+            }
+            Self.preferOwnedHolder(&out, below: ownedBelow)
+        }
         return Array(out.prefix(limit))
     }
 
-    /// Own books scored beside the `shortlistSize` best of all (`BookIndex.shortlist`).
-    static let ownedShortlistSize = 10
+    /// Own books looked at past the `shortlistSize` best of all (`BookIndex.shortlist`).
+    static let ownedShortlistSize = Int(ProcessInfo.processInfo.environment["SHELFSCAN_OWNED_SHORTLIST"] ?? "") ?? 10
     /// `SHELFSCAN_OWNED_HOLDING=off`: a catalogue title read whole inside an owned book's title
     /// names the catalogue's book (`preferOwnedHolder`; for measuring).
     static let ownedHolding = ProcessInfo.processInfo.environment["SHELFSCAN_OWNED_HOLDING"] != "off"
@@ -135,9 +147,10 @@ public final class BookMatcher: Sendable {
     /// whole, the reader's *Top 10 Mallorca* in part; "HITLER" alone is the catalogue's *Hitler:
     /// 1936-1945* and as much the reader's *Hitler 1936-1945: Nemesis*. An author read for the
     /// catalogue's book must have been read for the reader's: a name says which one it is.
-    /// `below`: the reader's books that scored under `floor` (they may hold the title all the same).
+    /// `below`: the reader's books that scored under `floor` or were looked at past the
+    /// shortlist (they may hold the title all the same).
     static func preferOwnedHolder(_ out: inout [BookMatch], below: [BookMatch]) {
-        guard let first = out.first, !first.book.owned else { return }
+        guard let first = out.first, !first.book.owned, out.contains(where: \.book.owned) || !below.isEmpty else { return }
         func words(_ book: Book) -> (needed: Set<String>, all: Set<String>) {
             let t = MatchText.title(book.title, subtitle: book.subtitle)
             return (Set(t.core + t.volume), Set(t.core + t.extra + t.volume))
@@ -149,7 +162,7 @@ public final class BookMatcher: Sendable {
         }
         guard holders.count == 1, let mine = holders.first else { return }
         out.removeAll { $0.book.owned && $0.book.id == mine.book.id && $0.book.title == mine.book.title }
-        out.insert(BookMatch(book: mine.book, score: first.score, titleScore: mine.titleScore, authorScore: mine.authorScore,
+        out.insert(BookMatch(book: mine.book, score: max(first.score, mine.score), titleScore: mine.titleScore, authorScore: mine.authorScore,
                              matchedText: mine.matchedText), at: 0)
     }
 
