@@ -1517,14 +1517,20 @@ public final class OCRWorkers: @unchecked Sendable {
     }
 }
 
+/// A region of one photo, by its row and place (what the per-photo watches below remember).
+struct RegionKey: Hashable {
+    let row: Int
+    let index: Int
+    init(_ region: TextRegion) { row = region.row; index = region.index }
+}
+
 /// Whether one photo's hedge regions (`TextRegion.hedge`, its losing orientation) have held a
 /// book's word yet (`RegionReader.confirms`), and which of them were read only once before
 /// they did (to be read again in full). `@unchecked Sendable`: state only under `lock`.
 public final class HedgeWatch: @unchecked Sendable {
-    private struct Key: Hashable { let row: Int; let index: Int }
     private let lock = NSLock()
     private var isHeld = false
-    private var once = Set<Key>()
+    private var once = Set<RegionKey>()
 
     public init() {}
 
@@ -1546,7 +1552,7 @@ public final class HedgeWatch: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard !isHeld else { return false }
-        once.insert(Key(row: region.row, index: region.index))
+        once.insert(RegionKey(region))
         return true
     }
 
@@ -1554,29 +1560,28 @@ public final class HedgeWatch: @unchecked Sendable {
     public func wasReadOnce(_ region: TextRegion) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        return once.contains(Key(row: region.row, index: region.index))
+        return once.contains(RegionKey(region))
     }
 }
 
 /// The regions of one photo whose first reading saw no letter on them (`RegionReader.read`):
 /// the retries leave them too. `@unchecked Sendable`: state only under `lock`.
 public final class LetterlessRegions: @unchecked Sendable {
-    private struct Key: Hashable { let row: Int; let index: Int }
     private let lock = NSLock()
-    private var keys = Set<Key>()
+    private var keys = Set<RegionKey>()
 
     public init() {}
 
     func add(_ region: TextRegion) {
         lock.lock()
-        keys.insert(Key(row: region.row, index: region.index))
+        keys.insert(RegionKey(region))
         lock.unlock()
     }
 
     public func contains(_ region: TextRegion) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        return keys.contains(Key(row: region.row, index: region.index))
+        return keys.contains(RegionKey(region))
     }
 }
 
@@ -1586,15 +1591,14 @@ public final class LetterlessRegions: @unchecked Sendable {
 /// stand (`LetterBaseline`), that way stands for it instead. `@unchecked Sendable`: `counts`
 /// and `guesses` are only touched under `lock`.
 public final class DirectionVotes: @unchecked Sendable {
-    private struct Key: Hashable { let row: Int; let index: Int }
     private let lock = NSLock()
     private var counts: [Int: Int] = [:]
-    private var guesses: [Key: Int] = [:]
+    private var guesses: [RegionKey: Int] = [:]
 
     /// The way `region`'s letters stand, as its reading measured it (nil: they did not say).
     func note(_ turns: Int?, for region: TextRegion) {
         lock.lock()
-        guesses[Key(row: region.row, index: region.index)] = turns
+        guesses[RegionKey(region)] = turns
         lock.unlock()
     }
 
@@ -1620,7 +1624,7 @@ public final class DirectionVotes: @unchecked Sendable {
     /// `region`'s, alone; all of them before any vote.
     func usualTurns(of region: TextRegion) -> [Int] {
         lock.lock()
-        let guess = Self.letterGuesses ? guesses[Key(row: region.row, index: region.index)] : nil
+        let guess = Self.letterGuesses ? guesses[RegionKey(region)] : nil
         lock.unlock()
         if let guess, region.quarterTurns.contains(guess) { return [guess] }
         return preferred(among: region.quarterTurns).map { [$0] } ?? region.quarterTurns
