@@ -401,6 +401,32 @@ struct BookMatcherTests {
         #expect(matches.filter { $0.book.title == "Carrie" }.count == 1)
     }
 
+    @Test("a subtitle of two telling words stands for the reader's own book, not for a catalogue's")
+    func ownedSubtitles() throws {
+        var leader = Book(title: "The Leader Project: Fiasco or Triumph?", authors: [])
+        leader.id = 210
+        var novel = Book(title: "Fiasco", authors: ["Imre Kertész"])
+        novel.id = 211
+        novel.owned = false
+        // The spine prints the subtitle big and the title small: read, the subtitle alone.
+        let owned = try #require(BookMatcher(books: Self.books + [leader, novel]).matches(for: spine("FIASCO OR TRIUMPH?")).first)
+        #expect(owned.book.id == 210)
+        // The same book as a catalogue row: two telling words are not enough for a subtitle to
+        // stand for one of thousands of books.
+        leader.owned = false
+        let catalogue = BookMatcher(books: Self.books + [leader, novel]).matches(for: spine("FIASCO OR TRIUMPH?")).first
+        #expect(catalogue?.book.id != 210 || (catalogue?.score ?? 0) < owned.score)
+        // Shared with a catalogue row's subtitle, it stands for neither.
+        leader.owned = true
+        var other = Book(title: "Campaigns: Fiasco or Triumph", authors: ["A. Historian"])
+        other.id = 212
+        other.owned = false
+        let shared = BookMatcher(books: Self.books + [leader, novel, other]).matches(for: spine("FIASCO OR TRIUMPH?")).first
+        #expect(shared?.book.id != 210 || (shared?.score ?? 0) < owned.score)
+        #expect(MatchText.subtitleTitle("The Leader Project: Fiasco or Triumph?", subtitle: nil).isEmpty)
+        #expect(MatchText.subtitleTitle("The Leader Project: Fiasco or Triumph?", subtitle: nil, telling: 2) == ["fiasco", "or", "triumph"])
+    }
+
     @Test("a catalogue title read whole inside one owned title names the owned book, at the catalogue's score; inside two, or beside the catalogue's author, it does not")
     func ownedHolder() throws {
         var guide = Book(title: "Top 10 Mallorca", authors: [])

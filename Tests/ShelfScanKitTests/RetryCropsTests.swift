@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ShelfScanKit
 
-@Suite("Unnamed spines read again: widened, and as distances from their ground")
+@Suite("Unnamed spines read again: widened, as distances from their ground, and at their letters' size")
 struct RetryCropsTests {
     /// The standing spine regions of a real shelf photo over column `x` in rows below `below`,
     /// each with what `read` makes of it (the first reading, then the retry's).
@@ -64,6 +64,26 @@ struct RetryCropsTests {
         }
         #expect(!read.contains { Self.reads($0.first, "uncle") }, "first: \(read.map { $0.first.map(\.text) })")
         #expect(read.contains { Self.reads($0.again, "uncle") }, "distances: \(read.map { $0.again.map(\.text) })")
+    }
+
+    @Test("a real shelf: a lying book's title, small beside the stack's thick hardbacks, reads at its letters' size (\"CAKES AND ALE\")",
+          .enabled(if: Fixtures.hasSharedCorpora, "../shared/corpora is absent beside the repository"))
+    func realLetterSized() async throws {
+        // `carol1` (540x960, upside down): a stack whose books are about 40-100 px thick, W.
+        // Somerset Maugham's "CAKES AND ALE" printed 10 px high along a thin one; the spine's
+        // thickness scales the crop down, and the first reading makes nothing of it.
+        let image = try ImageLoader().load(path: Fixtures.sharedCorpora + "/shelves/freegle/carol1.jpg").image
+        let regions = try await offPool { try SpineFinder().spines(in: image).regions }
+            .filter { $0.layout == .lyingSpine && $0.box.y <= 650 && $0.box.y + $0.box.height >= 650 }
+        #expect(!regions.isEmpty)
+        let read = try await offPoolReading { reader, engine in
+            try regions.map { region throws(ShelfScanError) in
+                let first = try reader.read(region, in: image, engine: engine)
+                return (first, try reader.readLetterSized(region, in: image, engine: engine, turns: region.quarterTurns, besides: first))
+            }
+        }
+        #expect(!read.contains { Self.reads($0.0, "cakes") }, "first: \(read.map { $0.0.map(\.text) })")
+        #expect(read.contains { Self.reads($0.1, "cakes") }, "sized: \(read.map { $0.1.map(\.text) })")
     }
 
     @Test("a real shelf: a spine whose region's edge runs through its label reads its title widened (\"THE LAST CONTINENT\")",

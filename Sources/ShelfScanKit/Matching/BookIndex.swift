@@ -83,10 +83,16 @@ struct BookIndex: Sendable {
         // The work each entry is (a subtitle's entry is its book's work).
         var workOf = titles.map(\.work)
         if MatchText.subtitleWords > 0 {
-            let aliases = Self.concurrentMap(given) { MatchText.subtitleTitle($0.title, subtitle: $0.subtitle) }
+            // Every subtitle of `ownedSubtitleWords` telling words is counted below, so that one
+            // the reader's book shares with a catalogue row stands for neither; the catalogue's
+            // stand for their books from `subtitleWords`.
+            let loose = Self.concurrentMap(given) { MatchText.subtitleTitle($0.title, subtitle: $0.subtitle, telling: MatchText.ownedSubtitleWords) }
+            let aliases = zip(loose, given).map { a, book in
+                book.owned || MatchText.tellingWords(a) >= MatchText.subtitleWords ? a : []
+            }
             var works: [String: Set<String>] = [:]
             for (t, book) in zip(titles, given) { works[t.core.joined(separator: " "), default: []].insert(t.work + "|" + (book.authors.first ?? "")) }
-            for (a, (t, book)) in zip(aliases, zip(titles, given)) where !a.isEmpty {
+            for (a, (t, book)) in zip(loose, zip(titles, given)) where !a.isEmpty {
                 works[a.joined(separator: " "), default: []].insert(t.work + "|" + (book.authors.first ?? ""))
             }
             // Nor subtitles naming other works ("4-Book Boxed Set: The Hobbit and The Lord of the

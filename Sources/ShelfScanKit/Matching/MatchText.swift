@@ -108,7 +108,9 @@ public enum MatchText {
     /// field's, else those after the title's first colon, to the next separator or bracket),
     /// without a leading article, when three or more of them are words of three letters or more
     /// that are not common ones. Empty otherwise (no subtitle, or a generic one such as "A Novel").
-    public static func subtitleTitle(_ title: String, subtitle: String?) -> [String] {
+    /// `telling`: the telling words needed (`subtitleWords`; `ownedSubtitleWords` for the
+    /// reader's own books).
+    public static func subtitleTitle(_ title: String, subtitle: String?, telling least: Int? = nil) -> [String] {
         var text: String
         if let subtitle, !subtitle.trimmingCharacters(in: .whitespaces).isEmpty {
             text = subtitle
@@ -121,13 +123,22 @@ public enum MatchText {
         }
         var w = words(text)
         if w.count > 1, articles.contains(w[0]) { w.removeFirst() }
-        let telling = w.filter { $0.count >= 3 && !commonWords.contains($0) && !$0.allSatisfy(\.isNumber) }
-        return telling.count >= subtitleWords ? w : []
+        return tellingWords(w) >= max(1, least ?? subtitleWords) ? w : []
+    }
+
+    /// The words of `words` that say something: three letters or more, not common, not a number.
+    static func tellingWords(_ words: [String]) -> Int {
+        words.filter { $0.count >= 3 && !commonWords.contains($0) && !$0.allSatisfy(\.isNumber) }.count
     }
 
     /// Telling words a subtitle needs to stand for its book (`subtitleTitle`); 0 turns it off
     /// (`SHELFSCAN_SUBTITLE_WORDS`).
     static let subtitleWords = Int(ProcessInfo.processInfo.environment["SHELFSCAN_SUBTITLE_WORDS"] ?? "") ?? 3
+    /// The same for the reader's own books (`SHELFSCAN_OWNED_SUBTITLE_WORDS`): a spine printing
+    /// its subtitle alone is likelier one of theirs than one of a catalogue's thousands ("The
+    /// Leader Project: Fiasco or Triumph?" read as "Fiasco or Triumph?" named the catalogue's
+    /// *Fiasco*). Never more than `subtitleWords`.
+    static let ownedSubtitleWords = min(subtitleWords, Int(ProcessInfo.processInfo.environment["SHELFSCAN_OWNED_SUBTITLE_WORDS"] ?? "") ?? 2)
 
     /// Author name words, without life dates ("Bunge, Mario, 1919-2020" is `bunge mario`).
     public static func authorWords(_ name: String) -> [String] {

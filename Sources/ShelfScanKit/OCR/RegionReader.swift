@@ -496,6 +496,45 @@ public struct RegionReader: Sendable {
                              tag: "-rescaled")
     }
 
+    /// A spine that named no book, read again scaled so its letters stand `sizedHeight` pixels
+    /// tall: the first reading's scale comes from the spine's thickness, and a spine whose text
+    /// is a far smaller part of it (a hardback lying in a stack, a photo of a whole bookcase)
+    /// was read with letters of 8-12 pixels, too small for Tesseract. The letters' median height
+    /// is measured on the crop as first scaled (`letterSizes`); read only when that scale would
+    /// grow them by `sizedGain` or more (within `maximumScale`), in the sure line's direction,
+    /// else in `turns`.
+    public func readLetterSized(_ region: TextRegion, in image: PixImage, engine: TesseractEngine, turns: [Int],
+                                besides lines: [ReadLine]) throws(ShelfScanError) -> [ReadLine] {
+        guard region.layout != .cover else { return [] }
+        let p = try prepare(region, in: image)
+        guard let upright = p.upright,
+              let sizes = try Self.letterSizes(in: p.sized, standing: region.layout == .spine),
+              sizes.count >= Self.sizedLetters else { return [] }
+        // Letters that even `maximumScale` leaves short of the size are specks (a cloth
+        // binding's grain, a picture) or too small to read: not read again.
+        let factor = p.factor * Self.sizedHeight / sizes[sizes.count / 2]
+        guard factor >= p.factor * Self.sizedGain, factor <= Self.maximumScale else { return [] }
+        let sure = sureLines(lines, on: region).max(by: { $0.confidence < $1.confidence })
+        return try read(try upright.scaled(by: factor), turns: sure.map { [$0.quarterTurns] } ?? turns, single: Self.isSingle(region),
+                        region: region, factor: factor, offset: (p.offsetX, p.offsetY), background: p.background, engine: engine,
+                        thresholding: Self.sizedThresholding, tag: "-sized")
+            .filter { region.holds($0.box) }
+            .map { $0.inside(width: image.width, height: image.height) }
+    }
+
+    /// Letters `readLetterSized` is scaled for (pixels), the growth it needs at least, the
+    /// threshold it reads with (Sauvola's narrow window: a light title on a dark book in a stack
+    /// of lighter ones), and the letters it needs measured (`SHELFSCAN_SIZED_HEIGHT`, `_GAIN`,
+    /// `_THRESH=global|local`, `_LETTERS`, for measuring).
+    static let sizedHeight = Double(ProcessInfo.processInfo.environment["SHELFSCAN_SIZED_HEIGHT"] ?? "") ?? 30
+    static let sizedGain = Double(ProcessInfo.processInfo.environment["SHELFSCAN_SIZED_GAIN"] ?? "") ?? 1.5
+    static let sizedThresholding: Thresholding = switch ProcessInfo.processInfo.environment["SHELFSCAN_SIZED_THRESH"] {
+    case "local": .local
+    case "global": .global
+    default: .fineLocal
+    }
+    static let sizedLetters = Int(ProcessInfo.processInfo.environment["SHELFSCAN_SIZED_LETTERS"] ?? "") ?? 4
+
     /// Letters this many times taller than others on one spine are of another line of text.
     static let mixedSizes = 1.8
     /// Fewer letters than this say nothing of their sizes.

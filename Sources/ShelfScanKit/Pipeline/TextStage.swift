@@ -292,6 +292,16 @@ struct TextStage {
                 return added
             }
         }
+        // Spines still naming no book whose letters, as first scaled, are small: read again
+        // scaled so that they stand about 30 pixels tall (`RegionReader.readLetterSized`). Off
+        // unless `SHELFSCAN_SIZED` asks: real shelves +3 to +5 books for +14-20% CPU, the 12 MP
+        // shelf +0.6-1.4 s (README, Accuracy, twenty-fifth session).
+        if Self.letterSized != "off", findings.books.count >= Self.shelfBooks {
+            let votes = sureDirections()
+            try readAgain("sized", unnamed([.spine, .lyingSpine])) { [reader] region, before, engine throws(ShelfScanError) in
+                try reader.readLetterSized(region, in: image, engine: engine, turns: Self.letterSized == "usual" ? votes.usualTurns(of: region) : region.quarterTurns, besides: before)
+            }
+        }
         // Spines still naming no book, with letters read on them: the edges' lean is known to
         // within a degree (the search's step is two), and a degree off puts the ends of a thin
         // spine's text onto its neighbours. Read again turned a degree either way, the band
@@ -470,6 +480,11 @@ struct TextStage {
     /// `SHELFSCAN_WIDE=off` leaves unnamed spines unread widened, `all` reads every unnamed spine
     /// so, letters read on it or not (for measuring).
     static let widened = ProcessInfo.processInfo.environment["SHELFSCAN_WIDE"] ?? "read"
+
+    /// `SHELFSCAN_SIZED=read` reads unnamed spines with small letters again at their letters'
+    /// size, both ways; `usual`, in the photo's usual direction (`RegionReader.readLetterSized`;
+    /// off by default: see README, Accuracy, twenty-fifth session).
+    static let letterSized = ProcessInfo.processInfo.environment["SHELFSCAN_SIZED"] ?? "off"
 
     /// `SHELFSCAN_DISTANCE=off` leaves unnamed spines unread as distances from their ground's
     /// gray, `all` reads every unnamed spine so, letters read on it or not (for measuring).
