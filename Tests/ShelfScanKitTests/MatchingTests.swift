@@ -7,6 +7,14 @@ func spine(_ lines: String...) -> RegionText {
     RegionText(lines: lines.map { TextLine(text: $0, confidence: 90, height: 20) })
 }
 
+/// A book with a library id; `owned: false` makes it a catalogue row.
+func book(_ title: String, _ authors: [String] = [], id: Int64, owned: Bool = true) -> Book {
+    var book = Book(title: title, authors: authors)
+    book.id = id
+    book.owned = owned
+    return book
+}
+
 @Suite("Match text normaliser")
 struct MatchTextTests {
     @Test("case, diacritics and punctuation fold away; apostrophes join a word")
@@ -403,11 +411,8 @@ struct BookMatcherTests {
 
     @Test("a subtitle of two telling words stands for the reader's own book, not for a catalogue's")
     func ownedSubtitles() throws {
-        var leader = Book(title: "The Leader Project: Fiasco or Triumph?", authors: [])
-        leader.id = 210
-        var novel = Book(title: "Fiasco", authors: ["Imre Kertész"])
-        novel.id = 211
-        novel.owned = false
+        var leader = book("The Leader Project: Fiasco or Triumph?", id: 210)
+        let novel = book("Fiasco", ["Imre Kertész"], id: 211, owned: false)
         // The spine prints the subtitle big and the title small: read, the subtitle alone.
         let owned = try #require(BookMatcher(books: Self.books + [leader, novel]).matches(for: spine("FIASCO OR TRIUMPH?")).first)
         #expect(owned.book.id == 210)
@@ -418,9 +423,7 @@ struct BookMatcherTests {
         #expect(catalogue?.book.id != 210 || (catalogue?.score ?? 0) < owned.score)
         // Shared with a catalogue row's subtitle, it stands for neither.
         leader.owned = true
-        var other = Book(title: "Campaigns: Fiasco or Triumph", authors: ["A. Historian"])
-        other.id = 212
-        other.owned = false
+        let other = book("Campaigns: Fiasco or Triumph", ["A. Historian"], id: 212, owned: false)
         let shared = BookMatcher(books: Self.books + [leader, novel, other]).matches(for: spine("FIASCO OR TRIUMPH?")).first
         #expect(shared?.book.id != 210 || (shared?.score ?? 0) < owned.score)
         #expect(MatchText.subtitleTitle("The Leader Project: Fiasco or Triumph?", subtitle: nil).isEmpty)
@@ -429,11 +432,8 @@ struct BookMatcherTests {
 
     @Test("a catalogue title read whole inside one owned title names the owned book, at the catalogue's score; inside two, or beside the catalogue's author, it does not")
     func ownedHolder() throws {
-        var guide = Book(title: "Top 10 Mallorca", authors: [])
-        guide.id = 200
-        var island = Book(title: "Mallorca", authors: ["Kerry Christiani"])
-        island.id = 201
-        island.owned = false
+        let guide = book("Top 10 Mallorca", id: 200)
+        let island = book("Mallorca", ["Kerry Christiani"], id: 201, owned: false)
         let alone = try #require(BookMatcher(books: Self.books + [island]).matches(for: spine("MALLORCA")).first)
         #expect(alone.book.id == 201)
         let both = BookMatcher(books: Self.books + [guide, island])
@@ -443,18 +443,13 @@ struct BookMatcherTests {
         // The catalogue's author read too: a name says which book it is.
         #expect(both.matches(for: spine("MALLORCA", "KERRY CHRISTIANI")).first?.book.id == 201)
         // Two owned titles hold the word: either would be a guess.
-        var walks = Book(title: "Walking in Mallorca", authors: ["June Parker"])
-        walks.id = 202
+        let walks = book("Walking in Mallorca", ["June Parker"], id: 202)
         #expect(BookMatcher(books: Self.books + [guide, island, walks]).matches(for: spine("MALLORCA")).first?.book.id == 201)
         // Volume numbers are part of the title held: of two owned volumes, the one with the
         // catalogue's numbers.
-        var hubris = Book(title: "Hitler 1889-1936: Hubris", authors: ["Ian Kershaw"])
-        hubris.id = 203
-        var nemesis = Book(title: "Hitler 1936-1945: Nemesis", authors: ["Ian Kershaw"])
-        nemesis.id = 204
-        var volume = Book(title: "Hitler : 1936-1945", authors: ["Ian Kershaw"])
-        volume.id = 205
-        volume.owned = false
+        let hubris = book("Hitler 1889-1936: Hubris", ["Ian Kershaw"], id: 203)
+        let nemesis = book("Hitler 1936-1945: Nemesis", ["Ian Kershaw"], id: 204)
+        let volume = book("Hitler : 1936-1945", ["Ian Kershaw"], id: 205, owned: false)
         let volumes = BookMatcher(books: Self.books + [hubris, nemesis, volume])
         #expect(volumes.matches(for: spine("HITLER")).first?.book.id == 204)
         #expect(BookMatcher(books: Self.books + [hubris, volume]).matches(for: spine("HITLER")).first?.book.id == 205)
