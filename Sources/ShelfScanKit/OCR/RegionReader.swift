@@ -298,20 +298,21 @@ public struct RegionReader: Sendable {
               !lines.contains(where: { region.holds($0.box) && $0.textHeight <= 1.6 * smallInPhoto }) else { return [] }
         let factor = min(Self.maximumScale, p.factor * Self.smallLetterHeight / small, p.factor * 2.5)
         guard factor > p.factor * 1.3 else { return [] }
-        return try readAgain(upright, scaledBy: factor, p, turns: sure.quarterTurns, region: region, in: image, engine: engine,
+        return try readAgain(upright, scaledBy: factor, p, turns: [sure.quarterTurns], region: region, in: image, engine: engine,
                              tag: "-small", page: .sparse)
             // Sparse text reads lone syllables off pictures and ornaments ("IT", "WE", which
             // are titles too): a line of its own needs a word's worth of letters.
             .filter { $0.text.filter(\.isLetter).count >= Self.smallLineLetters }
     }
 
-    /// `upright` (the prepared crop before scaling) read once more scaled by `factor`, in one
-    /// direction: the lines on the spine, placed in the photo.
-    private func readAgain(_ upright: PixImage, scaledBy factor: Double, _ p: Prepared, turns: Int, region: TextRegion,
-                           in image: PixImage, engine: TesseractEngine, tag: String,
-                           page: PageLayout? = nil) throws(ShelfScanError) -> [ReadLine] {
-        try read(try upright.scaled(by: factor), turns: [turns], single: true, region: region, factor: factor,
-                 offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: .global,
+    /// `upright` (the prepared crop before scaling) read once more scaled by `factor`, in
+    /// `turns` (one direction unless the region may hold several spines, `single` false): the
+    /// lines on the spine, placed in the photo.
+    private func readAgain(_ upright: PixImage, scaledBy factor: Double, _ p: Prepared, turns: [Int], single: Bool = true,
+                           region: TextRegion, in image: PixImage, engine: TesseractEngine, thresholding: Thresholding = .global,
+                           tag: String, page: PageLayout? = nil) throws(ShelfScanError) -> [ReadLine] {
+        try read(try upright.scaled(by: factor), turns: turns, single: single, region: region, factor: factor,
+                 offset: (p.offsetX, p.offsetY), background: p.background, engine: engine, thresholding: thresholding,
                  tag: tag, page: page)
             .filter { region.holds($0.box) }
             .map { $0.inside(width: image.width, height: image.height) }
@@ -492,7 +493,7 @@ public struct RegionReader: Sendable {
         guard let upright = p.upright else { return [] }
         let factor = min(Self.maximumScale, p.factor * scale)
         guard abs(factor / p.factor - 1) > 0.2 else { return [] }
-        return try readAgain(upright, scaledBy: factor, p, turns: sure.quarterTurns, region: region, in: image, engine: engine,
+        return try readAgain(upright, scaledBy: factor, p, turns: [sure.quarterTurns], region: region, in: image, engine: engine,
                              tag: "-rescaled")
     }
 
@@ -515,11 +516,8 @@ public struct RegionReader: Sendable {
         let factor = p.factor * Self.sizedHeight / sizes[sizes.count / 2]
         guard factor >= p.factor * Self.sizedGain, factor <= Self.maximumScale else { return [] }
         let sure = sureLines(lines, on: region).max(by: { $0.confidence < $1.confidence })
-        return try read(try upright.scaled(by: factor), turns: sure.map { [$0.quarterTurns] } ?? turns, single: Self.isSingle(region),
-                        region: region, factor: factor, offset: (p.offsetX, p.offsetY), background: p.background, engine: engine,
-                        thresholding: Self.sizedThresholding, tag: "-sized")
-            .filter { region.holds($0.box) }
-            .map { $0.inside(width: image.width, height: image.height) }
+        return try readAgain(upright, scaledBy: factor, p, turns: sure.map { [$0.quarterTurns] } ?? turns, single: Self.isSingle(region),
+                             region: region, in: image, engine: engine, thresholding: Self.sizedThresholding, tag: "-sized")
     }
 
     /// Letters `readLetterSized` is scaled for (pixels), the growth it needs at least, the
