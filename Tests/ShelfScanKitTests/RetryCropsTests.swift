@@ -86,6 +86,21 @@ struct RetryCropsTests {
         #expect(read.contains { Self.reads($0.1, "cakes") }, "sized: \(read.map { $0.1.map(\.text) })")
     }
 
+    @Test("letter-sized readings are sized by letters of one size, not by a few shapes of any size",
+          arguments: [
+              // A title's letters with a blot and specks (carol1's CAKES AND ALE as first scaled).
+              ([6, 7, 7, 9, 9, 9, 51], 9.0),
+              // Specks of grain and a picture's edges around a line of small letters.
+              ([6, 6, 6, 6, 7, 10, 12, 14, 15, 51], 10.0),
+              // Four shapes, one of them a picture 112 px high: no size to read at.
+              ([7, 8, 15, 112], nil),
+              // Too few shapes.
+              ([9, 9, 9], nil),
+          ] as [([Double], Double?)])
+    func letterSize(sizes: [Double], expected: Double?) {
+        #expect(RegionReader.letterSize(sizes) == expected)
+    }
+
     @Test("a real shelf: a spine whose region's edge runs through its label reads its title widened (\"THE LAST CONTINENT\")",
           .enabled(if: Fixtures.hasSharedCorpora, "../shared/corpora is absent beside the repository"))
     func realWidened() async throws {

@@ -171,6 +171,28 @@ struct TextPipelineTests {
         #expect(unidentified.map(\.text) == ["Zyxwv Quorbalt"], "\(unidentified.map(\.text))")
     }
 
+    @Test("a reading names a book alone or beside the spine's sure lines; junk, or nothing read, does not")
+    func readingNames() {
+        var books = [Book(title: "Cakes and Ale", authors: ["W. Somerset Maugham"]),
+                     Book(title: "The Moon and Sixpence", authors: ["W. Somerset Maugham"])]
+        for i in books.indices { books[i].id = Int64(i + 1) }
+        let matcher = BookMatcher(books: books)
+        func line(_ text: String, _ confidence: Double = 80) -> ReadLine {
+            ReadLine(text: text, confidence: confidence, box: BoundingBox(x: 10, y: 10, width: 300, height: 20), textHeight: 20, quarterTurns: 0)
+        }
+        func names(_ read: [ReadLine], besides sure: [ReadLine] = []) -> Bool {
+            TextStage.names(read, besides: sure, matcher: matcher, minimumScore: 0.6)
+        }
+        #expect(names([line("WSOMERSET MALIG “CAKES AND ALE.")]))
+        #expect(!names([line("TH ONY"), line("ea")]))
+        #expect(!names([line("TH ONY")], besides: [line("W. SOMERSET MAUGHAM", 95)]))
+        // One title word alone names neither book; beside the author's name read surely, it does.
+        #expect(!names([line("SIXPENCE")]))
+        #expect(names([line("SIXPENCE")], besides: [line("W. SOMERSET MAUGHAM", 95)]))
+        // The sure lines alone are not the reading's doing.
+        #expect(!names([], besides: [line("CAKES AND ALE", 95)]))
+    }
+
     @Test("a word two overlapping regions both read is one word: not a title word and its author's name at once")
     func sameInkOnce() {
         var books = [Book(title: "No, David!", authors: ["David Shannon"])]

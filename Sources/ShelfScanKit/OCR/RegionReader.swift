@@ -510,14 +510,24 @@ public struct RegionReader: Sendable {
         let p = try prepare(region, in: image)
         guard let upright = p.upright,
               let sizes = try Self.letterSizes(in: p.sized, standing: region.layout == .spine),
-              sizes.count >= Self.sizedLetters else { return [] }
+              let median = Self.letterSize(sizes) else { return [] }
         // Letters that even `maximumScale` leaves short of the size are specks (a cloth
         // binding's grain, a picture) or too small to read: not read again.
-        let factor = p.factor * Self.sizedHeight / sizes[sizes.count / 2]
+        let factor = p.factor * Self.sizedHeight / median
         guard factor >= p.factor * Self.sizedGain, factor <= Self.maximumScale else { return [] }
         let sure = sureLines(lines, on: region).max(by: { $0.confidence < $1.confidence })
         return try readAgain(upright, scaledBy: factor, p, turns: sure.map { [$0.quarterTurns] } ?? turns, single: Self.isSingle(region),
                              region: region, in: image, engine: engine, thresholding: Self.sizedThresholding, tag: "-sized")
+    }
+
+    /// The size of letters of one size among `sizes` (smallest first): their median, when
+    /// `sizedLetters` of them or more lie within `sizedSpread` of it; nil for a few shapes of
+    /// any size (a picture's blots, a rule's ends, specks beside one big shape).
+    static func letterSize(_ sizes: [Double]) -> Double? {
+        guard !sizes.isEmpty else { return nil }
+        let median = sizes[sizes.count / 2]
+        let alike = sizes.filter { $0 * sizedSpread >= median && $0 <= median * sizedSpread }.count
+        return alike >= sizedLetters ? median : nil
     }
 
     /// Letters `readLetterSized` is scaled for (pixels), the growth it needs at least, the
@@ -532,6 +542,8 @@ public struct RegionReader: Sendable {
     default: .fineLocal
     }
     static let sizedLetters = Int(ProcessInfo.processInfo.environment["SHELFSCAN_SIZED_LETTERS"] ?? "") ?? 4
+    /// Letters within this factor of the median are of its size (`SHELFSCAN_SIZED_SPREAD`).
+    static let sizedSpread = Double(ProcessInfo.processInfo.environment["SHELFSCAN_SIZED_SPREAD"] ?? "") ?? 1.5
 
     /// Letters this many times taller than others on one spine are of another line of text.
     static let mixedSizes = 1.8

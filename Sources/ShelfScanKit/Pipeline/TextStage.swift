@@ -285,21 +285,24 @@ struct TextStage {
                 for scale in Self.rescale {
                     let read = try reader.readRescaled(region, in: image, engine: engine, factor: scale, besides: before)
                     added += read
-                    if !read.isEmpty, [read, read + sure].contains(where: { (matcher.matches(for: Self.regionText($0)).first?.score ?? 0) >= minimumScore }) {
-                        break
-                    }
+                    if Self.names(read, besides: sure, matcher: matcher, minimumScore: minimumScore) { break }
                 }
                 return added
             }
         }
         // Spines still naming no book whose letters, as first scaled, are small: read again
-        // scaled so that they stand about 30 pixels tall (`RegionReader.readLetterSized`). Off
-        // unless `SHELFSCAN_SIZED` asks: real shelves +3 to +5 books for +14-20% CPU, the 12 MP
-        // shelf +0.6-1.4 s (README, Accuracy, twenty-fifth session).
+        // scaled so that they stand about 30 pixels tall (`RegionReader.readLetterSized`), both
+        // ways unless a line was read surely. What it reads is kept only where it names a book,
+        // alone or beside the spine's sure lines: the lines of junk it reads elsewhere split the
+        // runs of lines matched (eight lines between gardening's "IN PARTICULAR" and "ANGELA
+        // KING" lost *England in Particular*). Real shelves 448 / 463 / 15 -> 452 / 468 / 16,
+        // eval CPU +3% (README, Accuracy, twenty-sixth session).
         if Self.letterSized != "off", findings.books.count >= Self.shelfBooks {
             let votes = sureDirections()
-            try readAgain("sized", unnamed([.spine, .lyingSpine])) { [reader] region, before, engine throws(ShelfScanError) in
-                try reader.readLetterSized(region, in: image, engine: engine, turns: Self.letterSized == "usual" ? votes.usualTurns(of: region) : region.quarterTurns, besides: before)
+            try readAgain("sized", unnamed([.spine, .lyingSpine])) { [reader, matcher, minimumScore] region, before, engine throws(ShelfScanError) in
+                let read = try reader.readLetterSized(region, in: image, engine: engine, turns: Self.letterSized == "usual" ? votes.usualTurns(of: region) : region.quarterTurns, besides: before)
+                guard Self.sizedKeepNamed else { return read }
+                return Self.names(read, besides: reader.sureLines(before, on: region), matcher: matcher, minimumScore: minimumScore) ? read : []
             }
         }
         // Spines still naming no book, with letters read on them: the edges' lean is known to
@@ -481,10 +484,13 @@ struct TextStage {
     /// so, letters read on it or not (for measuring).
     static let widened = ProcessInfo.processInfo.environment["SHELFSCAN_WIDE"] ?? "read"
 
-    /// `SHELFSCAN_SIZED=read` reads unnamed spines with small letters again at their letters'
-    /// size, both ways; `usual`, in the photo's usual direction (`RegionReader.readLetterSized`;
-    /// off by default: see README, Accuracy, twenty-fifth session).
-    static let letterSized = ProcessInfo.processInfo.environment["SHELFSCAN_SIZED"] ?? "off"
+    /// `SHELFSCAN_SIZED=usual` reads unnamed spines with small letters again at their letters'
+    /// size in the photo's usual direction only, `off` not at all (`RegionReader.readLetterSized`;
+    /// for measuring: see README, Accuracy, twenty-fifth and twenty-sixth sessions).
+    static let letterSized = ProcessInfo.processInfo.environment["SHELFSCAN_SIZED"] ?? "read"
+    /// `SHELFSCAN_SIZED_KEEP=all` keeps every line the letter-sized reading reads, not only
+    /// lines naming a book (for measuring).
+    static let sizedKeepNamed = ProcessInfo.processInfo.environment["SHELFSCAN_SIZED_KEEP"] != "all"
 
     /// `SHELFSCAN_DISTANCE=off` leaves unnamed spines unread as distances from their ground's
     /// gray, `all` reads every unnamed spine so, letters read on it or not (for measuring).
@@ -867,6 +873,12 @@ struct TextStage {
             if let g = choice[i] { picked.append(groups[g]); i = groups[g].first } else { i -= 1 }
         }
         return picked.reversed()
+    }
+
+    /// Whether the lines a reading `read` name a book (a match scoring `minimumScore` or more),
+    /// alone or beside the region's `sure` lines.
+    static func names(_ read: [ReadLine], besides sure: [ReadLine], matcher: BookMatcher, minimumScore: Double) -> Bool {
+        !read.isEmpty && [read, read + sure].contains { (matcher.matches(for: regionText($0)).first?.score ?? 0) >= minimumScore }
     }
 
     /// A line over the ink of an earlier one, read the same way, is a reread (`TextLine.reread`).
