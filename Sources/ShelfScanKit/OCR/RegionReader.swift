@@ -500,8 +500,8 @@ public struct RegionReader: Sendable {
     /// A spine that named no book, read again scaled so its letters stand `sizedHeight` pixels
     /// tall: the first reading's scale comes from the spine's thickness, and a spine whose text
     /// is a far smaller part of it (a hardback lying in a stack, a photo of a whole bookcase)
-    /// was read with letters of 8-12 pixels, too small for Tesseract. The letters' median height
-    /// is measured on the crop as first scaled (`letterSizes`); read only when that scale would
+    /// was read with letters of 8-12 pixels, too small for Tesseract. The letters' size is
+    /// measured on the crop as first scaled (`letterSizes`, `letterSize`); read only when that scale would
     /// grow them by `sizedGain` or more (within `maximumScale`), in the sure line's direction,
     /// else in `turns`.
     public func readLetterSized(_ region: TextRegion, in image: PixImage, engine: TesseractEngine, turns: [Int],

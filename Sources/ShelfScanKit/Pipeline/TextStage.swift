@@ -295,8 +295,8 @@ struct TextStage {
         // ways unless a line was read surely. What it reads is kept only where it names a book,
         // alone or beside the spine's sure lines: the lines of junk it reads elsewhere split the
         // runs of lines matched (eight lines between gardening's "IN PARTICULAR" and "ANGELA
-        // KING" lost *England in Particular*). Real shelves 448 / 463 / 15 -> 452 / 468 / 16,
-        // eval CPU +3% (README, Accuracy, twenty-sixth session).
+        // KING" lost *England in Particular*). Real shelves 448 / 463 / 15 -> 452 / 468 / 16;
+        // the 12 MP shelf about +0.6 s (README, Accuracy and Performance, twenty-sixth session).
         if Self.letterSized != "off", findings.books.count >= Self.shelfBooks {
             let votes = sureDirections()
             try readAgain("sized", unnamed([.spine, .lyingSpine])) { [reader, matcher, minimumScore] region, before, engine throws(ShelfScanError) in
