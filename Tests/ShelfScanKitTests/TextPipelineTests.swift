@@ -171,6 +171,20 @@ struct TextPipelineTests {
         #expect(unidentified.map(\.text) == ["Zyxwv Quorbalt"], "\(unidentified.map(\.text))")
     }
 
+    @Test("a line of evidence that is only the book's authors' names does not make its spine named",
+          arguments: [
+              ("STEPHEN: KING", ["Stephen King"], true),
+              ("KING", ["Stephen King"], true),
+              ("Peter Straub STEPHEN KING", ["Stephen King", "Peter Straub"], true),
+              ("MERCEDES STEPHEN KING", ["Stephen King"], false),
+              ("DOCTOR", ["Stephen King"], false),
+              ("STEPHEN KING", [], false),
+              ("", ["Stephen King"], false),
+          ] as [(String, [String], Bool)])
+    func authorsOnly(text: String, authors: [String], expected: Bool) {
+        #expect(TextStage.authorsOnly(text, of: authors) == expected)
+    }
+
     @Test("a reading names a book alone or beside the spine's sure lines; junk, or nothing read, does not")
     func readingNames() {
         var books = [Book(title: "Cakes and Ale", authors: ["W. Somerset Maugham"]),

@@ -180,7 +180,9 @@ struct TextStage {
         /// The regions none of whose lines a book was read from (hedges that held no word are
         /// not retried: `TextRegion.hedge`; nor regions showing no letter, `LetterlessRegions`).
         func unnamed(_ layouts: Set<TextRegion.Layout>) -> [Int] {
-            let named = Set(findings.books.flatMap { $0.evidence.map(\.box) })
+            let named = Set(findings.books.flatMap { book in
+                book.evidence.filter { !Self.authorsOnly($0.text, of: book.authors) }.map(\.box)
+            })
             return regions.indices.filter { r in
                 layouts.contains(regions[r].layout) && !regions[r].hedge && !everyReading.letterless.contains(regions[r])
                     && !lines[r].contains { named.contains($0.box) }
@@ -874,6 +876,19 @@ struct TextStage {
         }
         return picked.reversed()
     }
+
+    /// Whether `text` (a line of a book's evidence) is only its authors' names ("STEPHEN: KING"
+    /// for a Stephen King): such a line, borrowed by a run from the spine beside its title's,
+    /// does not make that spine named, and the passes after still read it (`SHELFSCAN_AUTHOR_LINES=name`:
+    /// it does, as before the twenty-sixth session).
+    static func authorsOnly(_ text: String, of authors: [String]) -> Bool {
+        guard authorLinesLeaveUnnamed else { return false }
+        let names = Set(authors.flatMap(MatchText.authorWords))
+        let words = MatchText.words(text).filter { $0.count >= 2 }
+        return !names.isEmpty && !words.isEmpty && words.allSatisfy(names.contains)
+    }
+
+    static let authorLinesLeaveUnnamed = ProcessInfo.processInfo.environment["SHELFSCAN_AUTHOR_LINES"] != "name"
 
     /// Whether the lines a reading `read` name a book (a match scoring `minimumScore` or more),
     /// alone or beside the region's `sure` lines.
