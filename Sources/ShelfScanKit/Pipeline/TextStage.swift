@@ -177,11 +177,12 @@ struct TextStage {
             for r in regions.indices { for l in lines[r] where l.confidence >= 80 { votes.add(l.quarterTurns) } }
             return votes
         }
-        /// The regions none of whose lines a book was read from (hedges that held no word are
-        /// not retried: `TextRegion.hedge`; nor regions showing no letter, `LetterlessRegions`).
+        /// The regions none of whose lines a book was read from, lines of only the book's
+        /// authors' names excepted (`authorsOnly`); hedges that held no word are not retried
+        /// (`TextRegion.hedge`), nor regions showing no letter (`LetterlessRegions`).
         func unnamed(_ layouts: Set<TextRegion.Layout>) -> [Int] {
             let named = Set(findings.books.flatMap { book in
-                book.evidence.filter { !Self.authorsOnly($0.text, of: book.authors) }.map(\.box)
+                book.evidence.filter { !(Self.authorLinesLeaveUnnamed && Self.authorsOnly($0.text, of: book.authors)) }.map(\.box)
             })
             return regions.indices.filter { r in
                 layouts.contains(regions[r].layout) && !regions[r].hedge && !everyReading.letterless.contains(regions[r])
@@ -879,15 +880,15 @@ struct TextStage {
 
     /// Whether `text` (a line of a book's evidence) is only its authors' names ("STEPHEN: KING"
     /// for a Stephen King): such a line, borrowed by a run from the spine beside its title's,
-    /// does not make that spine named, and the passes after still read it (`SHELFSCAN_AUTHOR_LINES=name`:
-    /// it does, as before the twenty-sixth session).
+    /// does not make that spine named, and the passes after still read it (`unnamed`).
     static func authorsOnly(_ text: String, of authors: [String]) -> Bool {
-        guard authorLinesLeaveUnnamed else { return false }
         let names = Set(authors.flatMap(MatchText.authorWords))
         let words = MatchText.words(text).filter { $0.count >= 2 }
         return !names.isEmpty && !words.isEmpty && words.allSatisfy(names.contains)
     }
 
+    /// `SHELFSCAN_AUTHOR_LINES=name`: a line of only the authors' names makes its spine named, as
+    /// before the twenty-sixth session.
     static let authorLinesLeaveUnnamed = ProcessInfo.processInfo.environment["SHELFSCAN_AUTHOR_LINES"] != "name"
 
     /// Whether the lines a reading `read` name a book (a match scoring `minimumScore` or more),
