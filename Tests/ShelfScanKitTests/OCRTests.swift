@@ -60,6 +60,40 @@ struct OCRTests {
         #expect(!luminance.localizedCaseInsensitiveContains("CLASSICS"), "read: \(luminance)")
     }
 
+    @Test("lettering set apart by hue alone reads along the main axis of hue, not by luminance or the darkest channel")
+    func chromaAxis() throws {
+        // The price label in two colours (no edges mixed in between, whose rounding would leave
+        // the letters an outline of one gray level): red ink (234, 50, 70) on a green ground (50,
+        // 160, 70), both of luminance 109 by Leptonica's weights (0.3, 0.5, 0.2), darkest channel 50.
+        let gray = try OCRSample.crop(OCRSample.priceLabel).grayBytes()
+        func recoloured(ink: (Int, Int, Int), ground: (Int, Int, Int)) throws -> PixImage {
+            let pix = try #require(pixCreate(Int32(gray.width), Int32(gray.height), 32))
+            for y in 0..<gray.height {
+                for x in 0..<gray.width {
+                    let c = gray.pixels[y * gray.width + x] < 128 ? ink : ground
+                    var value: UInt32 = 0
+                    composeRGBPixel(Int32(c.0), Int32(c.1), Int32(c.2), &value)
+                    pixSetPixel(pix, Int32(x), Int32(y), value)
+                }
+            }
+            return PixImage(owning: pix)
+        }
+        let colour = try recoloured(ink: (234, 50, 70), ground: (50, 160, 70))
+        let engine = try TesseractEngine(tessdata: Fixtures.models)
+        let hue = try #require(try colour.chromaAxis(minimumSpread: 40))
+        // Dark on light: the ground (most of the label) comes out light.
+        #expect(try #require(hue.rank(0.5)) > 128)
+        let byHue = OCRSample.text(try engine.recognize(hue, layout: .block))
+        let luminance = OCRSample.text(try engine.recognize(try colour.grayscale(), layout: .block))
+        let darkest = OCRSample.text(try engine.recognize(try colour.darkestChannel(), layout: .block))
+        #expect(byHue.localizedCaseInsensitiveContains("CLASSICS"), "read: \(byHue)")
+        #expect(!luminance.localizedCaseInsensitiveContains("CLASSICS"), "read: \(luminance)")
+        #expect(!darkest.localizedCaseInsensitiveContains("CLASSICS"), "read: \(darkest)")
+        // The same label in grays (black on white) has no hue to read by; nor has a gray image.
+        #expect(try recoloured(ink: (20, 20, 20), ground: (235, 235, 235)).chromaAxis(minimumSpread: 40) == nil)
+        #expect(try OCRSample.crop(OCRSample.priceLabel).grayscale().chromaAxis(minimumSpread: 0) == nil)
+    }
+
     @Test("reads the ISBN line as one line")
     func readsISBNLine() throws {
         let engine = try TesseractEngine(tessdata: Fixtures.models)

@@ -185,6 +185,29 @@ struct TextPipelineTests {
         #expect(TextStage.authorsOnly(text, of: authors) == expected)
     }
 
+    @Test("runs of lines: a run across two spines loses a near tie to runs within their own spines, not a clear win")
+    func scheduleCrossing() {
+        func group(_ first: Int, _ last: Int, _ title: String, _ score: Double, crossing: Bool) -> TextStage.Group {
+            TextStage.Group(first: first, last: last, matches: [BookMatch(book: Book(title: title), score: score, titleScore: score,
+                                                                          authorScore: nil, matchedText: "")], crossing: crossing)
+        }
+        // Lines: 0 "FULL DARK NO STARS" | 1 "STEPHEN KING", 2 "DOCTOR SLEEP" | 3 "STEPHEN KING" (the
+        // next spine's), spines split at the bars; each run below a book it could be.
+        let groups = [group(0, 0, "Full Dark, No Stars", 0.95, crossing: false),
+                      group(0, 1, "Full Dark, No Stars", 0.97, crossing: true),
+                      group(1, 2, "Doctor Sleep", 0.99, crossing: false),
+                      group(2, 3, "Doctor Sleep", 0.99, crossing: true)]
+        func picked(_ penalty: Double, _ groups: [TextStage.Group], count: Int = 4) -> [String] {
+            TextStage.schedule(groups, count: count, threshold: 0.6, crossing: penalty).map { "\($0.first)-\($0.last)" }
+        }
+        #expect(picked(0, groups) == ["0-1", "2-3"])
+        #expect(picked(0.04, groups) == ["0-0", "1-2"])
+        // A spine split by a false edge: its one run across the edge still wins.
+        let split = [group(0, 0, "Full Dark, No Stars", 0.7, crossing: false),
+                     group(0, 1, "Full Dark, No Stars", 0.95, crossing: true)]
+        #expect(picked(0.04, split, count: 2) == ["0-1"])
+    }
+
     @Test("a reading names a book alone or beside the spine's sure lines; junk, or nothing read, does not")
     func readingNames() {
         var books = [Book(title: "Cakes and Ale", authors: ["W. Somerset Maugham"]),

@@ -64,6 +64,68 @@ public final class PixImage: @unchecked Sendable {
         return try grayscale()
     }
 
+    /// An 8-bit grayscale version along the colours' main axis of hue, dark on light, nil for
+    /// images whose hues spread less than `minimumSpread` (gray, black or white crops; images
+    /// not in colour): lettering set apart from its ground by colour, not brightness (red on
+    /// dark green, dark red on red), which luminance and every single channel turn into one
+    /// gray. Each pixel's chroma (red - green, (red + green) / 2 - blue) is projected on the
+    /// main axis of the image's chromas; the 1st to 99th percentiles are stretched over the
+    /// whole range, the ground (the median) light.
+    public func chromaAxis(minimumSpread: Double) throws(ShelfScanError) -> PixImage? {
+        guard depth == 32 else { return nil }
+        let (w, h) = (width, height)
+        guard w > 0, h > 0 else { return nil }
+        let (a, b): ([Float], [Float]) = withPix { pix in
+            let wpl = Int(pixGetWpl(pix))
+            guard let data = pixGetData(pix) else { return ([], []) }
+            var a = [Float](repeating: 0, count: w * h), b = [Float](repeating: 0, count: w * h)
+            for y in 0..<h {
+                let row = data + y * wpl
+                for x in 0..<w {
+                    let v = row[x]
+                    let r = Float((v >> 24) & 0xff), g = Float((v >> 16) & 0xff), bl = Float((v >> 8) & 0xff)
+                    a[y * w + x] = r - g
+                    b[y * w + x] = (r + g) / 2 - bl
+                }
+            }
+            return (a, b)
+        }
+        guard !a.isEmpty else { return nil }
+        // The 2x2 covariance's main eigenvector.
+        let n = Float(a.count)
+        let ma = a.reduce(0, +) / n, mb = b.reduce(0, +) / n
+        var saa: Float = 0, sbb: Float = 0, sab: Float = 0
+        for i in a.indices {
+            let da = a[i] - ma, db = b[i] - mb
+            saa += da * da; sbb += db * db; sab += da * db
+        }
+        let theta = 0.5 * atan2(2 * sab, saa - sbb)
+        let (ca, cb) = (cos(theta), sin(theta))
+        var projected = a.indices.map { a[$0] * ca + b[$0] * cb }
+        // Percentiles from a histogram of whole units (a projection lies within +-361).
+        var histogram = [Int](repeating: 0, count: 1024)
+        for v in projected { histogram[min(1023, max(0, Int(v.rounded()) + 512))] += 1 }
+        func percentile(_ q: Double) -> Float {
+            let wanted = Int(Double(projected.count - 1) * q)
+            var seen = 0
+            for (i, c) in histogram.enumerated() {
+                seen += c
+                if seen > wanted { return Float(i - 512) }
+            }
+            return 511
+        }
+        let lo = percentile(0.01), hi = percentile(0.99)
+        guard hi > lo, Double(hi - lo) >= minimumSpread else { return nil }
+        // The ground light: the side of the range the median lies on.
+        let flip = percentile(0.5) < (lo + hi) / 2
+        let scale = 255 / (hi - lo)
+        for i in projected.indices {
+            let v = min(max((projected[i] - lo) * scale, 0), 255)
+            projected[i] = flip ? 255 - v : v
+        }
+        return try PixImage(gray: GrayBytes(width: w, height: h, pixels: projected.map { UInt8($0.rounded()) }))
+    }
+
     /// The part of the image inside `box` (clamped to the image).
     public func cropped(to box: BoundingBox) throws(ShelfScanError) -> PixImage {
         let x = max(0, box.x), y = max(0, box.y)

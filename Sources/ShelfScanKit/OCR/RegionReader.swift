@@ -109,6 +109,8 @@ public struct RegionReader: Sendable {
     public var fineLocalRetry = ProcessInfo.processInfo.environment["SHELFSCAN_FINE_LOCAL"] != "off"
     /// Crops turned gray by each pixel's darkest channel instead of luminance (`PixImage.darkestChannel`).
     public var darkestChannel = false
+    /// Crops turned gray along their main axis of hue instead of luminance (`PixImage.chromaAxis`).
+    var chroma = false
     /// The image's recognition budget: once spent, only first readings run (`ReadBudget`).
     public var budget: ReadBudget?
 
@@ -466,6 +468,24 @@ public struct RegionReader: Sendable {
             try sized.distanceFromGround(window: window)
         }
     }
+
+    /// The region's crop read once in `turns` along its main axis of hue, dark on light
+    /// (`PixImage.chromaAxis`): a title set apart from its spine by colour, not brightness (red
+    /// on dark green, dark red on red), is one gray by luminance and in every channel. Only
+    /// crops whose hues spread `chromaSpread` or more (not gray, black or white spines).
+    public func readChroma(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
+                           turns: [Int]) throws(ShelfScanError) -> [ReadLine] {
+        guard region.layout != .cover, try image.cropped(to: region.box).chromaAxis(minimumSpread: Self.chromaSpread) != nil else { return [] }
+        var reader = self
+        reader.chroma = true
+        reader.stretchContrast = false
+        return try reader.readOnce(region, in: image, engine: engine, turns: turns, tag: "-chroma")
+    }
+
+    /// The least spread of hues (1st to 99th percentile along their main axis, 0-361) a crop is
+    /// read by hue from (`readChroma`; `SHELFSCAN_CHROMA_SPREAD`): gray, black and white spines
+    /// spread 10-20, coloured ones 60-180.
+    static let chromaSpread = Double(ProcessInfo.processInfo.environment["SHELFSCAN_CHROMA_SPREAD"] ?? "") ?? 40
 
     /// The ground's window in `readDistance`, in text heights (`SHELFSCAN_GROUND_WINDOW`).
     static let groundWindow = Double(ProcessInfo.processInfo.environment["SHELFSCAN_GROUND_WINDOW"] ?? "") ?? 2
@@ -1160,7 +1180,12 @@ public struct RegionReader: Sendable {
     /// at the corners), with what the turn added to each side (x, y).
     func upright(_ region: TextRegion, in image: PixImage, leastTurn: Double = 1.5) throws(ShelfScanError) -> (PixImage, Double, Double) {
         let crop = try image.cropped(to: region.box)
-        var gray = try darkestChannel ? crop.darkestChannel() : crop.grayscale()
+        var gray: PixImage
+        if chroma, let hue = try crop.chromaAxis(minimumSpread: 0) {
+            gray = hue
+        } else {
+            gray = try darkestChannel ? crop.darkestChannel() : crop.grayscale()
+        }
         if stretchContrast, region.layout != .cover, let range = try Self.dimRange(of: gray, region: region) {
             gray = try gray.stretched(black: range.black, white: range.white)
         }
