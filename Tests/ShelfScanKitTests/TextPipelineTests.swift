@@ -208,6 +208,23 @@ struct TextPipelineTests {
         #expect(picked(0.04, split, count: 2) == ["0-1"])
     }
 
+    @Test("a line of evidence holding no word of the book's title does not make its spine named",
+          arguments: [
+              ("THE DEAD ZONE", "The Dead Zone", true),
+              ("DEADZONE", "The Dead Zone", true),
+              ("THE DEAD ZONF", "The Dead Zone", true),
+              ("ae jl", "The Dead Zone", false),
+              ("STEPHEN KING", "The Dead Zone", false),
+              ("THE", "The Dead Zone", false),
+              ("ZOMB", "The Dead Zone", false),
+              ("IT", "It", true),
+              ("HITLER:", "Hitler 1889-1936: Hubris", true),
+              ("HUBRIS", "Hitler 1889-1936: Hubris", true),
+          ] as [(String, String, Bool)])
+    func holdsTitleWord(text: String, title: String, expected: Bool) {
+        #expect(TextStage.holdsTitleWord(text, title: title, subtitle: nil) == expected)
+    }
+
     @Test("a reading names a book alone or beside the spine's sure lines; junk, or nothing read, does not")
     func readingNames() {
         var books = [Book(title: "Cakes and Ale", authors: ["W. Somerset Maugham"]),

@@ -182,7 +182,13 @@ struct TextStage {
         /// (`TextRegion.hedge`), nor regions showing no letter (`LetterlessRegions`).
         func unnamed(_ layouts: Set<TextRegion.Layout>) -> [Int] {
             let named = Set(findings.books.flatMap { book in
-                book.evidence.filter { !(Self.authorLinesLeaveUnnamed && Self.authorsOnly($0.text, of: book.authors)) }.map(\.box)
+                book.evidence.filter { line in
+                    switch Self.namingLines {
+                    case "any": true
+                    case "title": Self.holdsTitleWord(line.text, title: book.title ?? "", subtitle: book.subtitle)
+                    default: !Self.authorsOnly(line.text, of: book.authors)
+                    }
+                }.map(\.box)
             })
             return regions.indices.filter { r in
                 layouts.contains(regions[r].layout) && !regions[r].hedge && !everyReading.letterless.contains(regions[r])
@@ -907,16 +913,35 @@ struct TextStage {
 
     /// Whether `text` (a line of a book's evidence) is only its authors' names ("STEPHEN: KING"
     /// for a Stephen King): such a line, borrowed by a run from the spine beside its title's,
-    /// does not make that spine named, and the passes after still read it (`unnamed`).
+    /// does not make that spine named, and the passes after still read it (`unnamed`,
+    /// `namingLines`).
     static func authorsOnly(_ text: String, of authors: [String]) -> Bool {
         let names = Set(authors.flatMap(MatchText.authorWords))
         let words = MatchText.words(text).filter { $0.count >= 2 }
         return !names.isEmpty && !words.isEmpty && words.allSatisfy(names.contains)
     }
 
-    /// `SHELFSCAN_AUTHOR_LINES=name`: a line of only the authors' names makes its spine named, as
-    /// before the twenty-sixth session.
-    static let authorLinesLeaveUnnamed = ProcessInfo.processInfo.environment["SHELFSCAN_AUTHOR_LINES"] != "name"
+    /// Whether `text` (a line of a book's evidence) holds a word of its title (a telling one,
+    /// when it has any: not "the", "of"), read exactly, nearly (`WordSimilarity` 0.75 or more)
+    /// or within a longer run of letters, for words of four letters or more.
+    static func holdsTitleWord(_ text: String, title: String, subtitle: String?) -> Bool {
+        let title = MatchText.title(title, subtitle: subtitle)
+        let all = title.core + title.extra
+        let telling = all.filter { !MatchText.commonWords.contains($0) }
+        let words = Set(telling.isEmpty ? all : telling)
+        return MatchText.words(text).contains { r in
+            words.contains { w in
+                r == w || (min(r.count, w.count) >= 4
+                    && (r.contains(w) || WordSimilarity.similarity(Array(r.unicodeScalars), Array(w.unicodeScalars)) >= 0.75))
+            }
+        }
+    }
+
+    /// Which lines of a book's evidence make their region named (`unnamed`;
+    /// `SHELFSCAN_NAMING_LINES`): "author", all but those of only its authors' names
+    /// (`authorsOnly`); "title", those holding a word of its title (`holdsTitleWord`); "any",
+    /// every line (as before the twenty-sixth session).
+    static let namingLines = ProcessInfo.processInfo.environment["SHELFSCAN_NAMING_LINES"] ?? "title"
 
     /// Whether the lines a reading `read` name a book (a match scoring `minimumScore` or more),
     /// alone or beside the region's `sure` lines.
