@@ -631,6 +631,23 @@ struct BookMatcherTests {
         #expect(fix("The Fix", "DAVID") >= 0.6)
     }
 
+    @Test("an author's name the OCR ran together is the name: it brings in and names their book; a stranger's run-together name does not")
+    func joinedName() {
+        var books = [Book(title: "A Traveller's Life", authors: ["Eric Newby"]),
+                     Book(title: "Life", authors: ["Keith Richards"]),
+                     Book(title: "The Life of Pi", authors: ["Yann Martel"])]
+        for i in books.indices { books[i].id = Int64(i + 1) }
+        let matcher = BookMatcher(books: books)
+        func score(_ title: String, _ lines: String...) -> Double {
+            matcher.matches(for: RegionText(lines: lines.map { TextLine(text: $0, confidence: 90, height: 20) }))
+                .first { $0.book.title == title }?.score ?? 0
+        }
+        #expect(score("A Traveller's Life", "LIFE EricNewby") >= 0.6)
+        #expect(score("A Traveller's Life", "LIFE Eric Newby") >= 0.6)
+        #expect(score("A Traveller's Life", "LIFE EricNowhere") < 0.6)
+        #expect(score("A Traveller's Life", "LIFE") < 0.6)
+    }
+
     @Test("the matched text is the normalised spine words that matched")
     func matchedText() throws {
         let m = try #require(top(spine("PENGUIN", "The Shining", "Stephen KING")))

@@ -350,7 +350,7 @@ struct BookIndex: Sendable {
         }
         // An author's name read cleanly brings in their books even when the title is garbled.
         var seenAuthorWords = Set<Int32>()
-        for w in words where w.count >= 3 {
+        for w in words.flatMap({ BookMatcher.joinedNames ? [$0] + authorHalves(of: $0) : [$0] }) where w.count >= 3 {
             guard let id = wordIDs[String(String.UnicodeScalarView(w))], seenAuthorWords.insert(id).inserted else { continue }
             let lo = authorStart[Int(id)], hi = authorStart[Int(id) + 1]
             guard hi > lo, hi - lo <= common else { continue }
@@ -377,6 +377,20 @@ struct BookIndex: Sendable {
             acc[Int($0)] / titleNorm[Int($0)]
         }
         return (best, owned)
+    }
+
+    /// A word the OCR ran together from two name words ("ERICNEWBY"), not itself a word of any
+    /// author's name: its two halves that both are (each three letters or more); none otherwise.
+    func authorHalves(of word: [Unicode.Scalar]) -> [[Unicode.Scalar]] {
+        func isName(_ w: ArraySlice<Unicode.Scalar>) -> Bool {
+            guard let id = wordIDs[String(String.UnicodeScalarView(w))] else { return false }
+            return authorStart[Int(id) + 1] > authorStart[Int(id)]
+        }
+        guard word.count >= 6, !isName(word[...]) else { return [] }
+        for cut in 3...(word.count - 3) where isName(word[..<cut]) && isName(word[cut...]) {
+            return [Array(word[..<cut]), Array(word[cut...])]
+        }
+        return []
     }
 
     /// The `limit` books of `touched` scoring most, best first, kept in a small min-heap.

@@ -64,6 +64,8 @@ public final class BookMatcher: Sendable {
     /// Title coverage a subtitle entry needs to name its book.
     static let subtitleCoverage = 0.85
     static let wholeNameBonus = 0.3
+    /// `SHELFSCAN_JOINED_NAMES=off`: an author's name run together ("EricNewby") is not read as the name.
+    static let joinedNames = ProcessInfo.processInfo.environment["SHELFSCAN_JOINED_NAMES"] != "off"
 
     /// Every book in `library`, owned and reference-catalogue rows alike.
     public init(library: LibraryDatabase) throws(ShelfScanError) {
@@ -517,6 +519,20 @@ public final class BookMatcher: Sendable {
                 if words[Int(w)].count >= 3 { best = max(best, bestCredit) }
                 info += index.wordEvidence[Int(w)] * bestCredit
                 used.append((bestUnit, bestCredit))
+            }
+            // A name the OCR ran together ("EricNewby"): all its words as one spine word.
+            if Self.joinedNames, name.count >= 2, total > 0 {
+                let joined = name.flatMap { words[Int($0)] }
+                var bestUnit = -1, bestCredit = 0.0
+                for unit in spine.units where unit.count == 1 && !spineUsed[unit.first] && unit.scalars.count >= joined.count - 2 {
+                    let c = WordSimilarity.credit(joined, unit.scalars)
+                    if c > bestCredit { bestUnit = unit.first; bestCredit = c }
+                }
+                if bestUnit >= 0, total * bestCredit > info {
+                    info = total * bestCredit
+                    best = bestCredit
+                    used = [(bestUnit, bestCredit)]
+                }
             }
             authorScore = max(authorScore ?? 0, best)
             if index.titleName[b].map({ name.sorted() != $0 }) ?? true { otherThanTitle = max(otherThanTitle, best) }

@@ -371,7 +371,7 @@ struct TextStage {
         if Self.chroma != "off", findings.books.count >= Self.shelfBooks {
             let votes = sureDirections()
             try readAgain("chroma", Self.chroma == "all" ? unnamed([.spine, .lyingSpine]) : unnamedWithLetters(all: false), keepingBest: true) { [reader] region, _, engine throws(ShelfScanError) in
-                try reader.readChroma(region, in: image, engine: engine, turns: votes.usualTurns(of: region))
+                try reader.readChroma(region, in: image, engine: engine, turns: Self.chromaBothWays ? region.quarterTurns : votes.usualTurns(of: region))
             }
         }
         // Spines still naming no book, with letters read on them: their crop read once more as
@@ -495,6 +495,8 @@ struct TextStage {
     static let colour = ProcessInfo.processInfo.environment["SHELFSCAN_COLOUR"] ?? "read"
     /// `SHELFSCAN_CHROMA=off|all`: no reading by hue; or on every unnamed spine, letters read on it or not.
     static let chroma = ProcessInfo.processInfo.environment["SHELFSCAN_CHROMA"] ?? "all"
+    /// `SHELFSCAN_CHROMA_TURNS=both`: the reading by hue both ways, not the photo's usual way only.
+    static let chromaBothWays = ProcessInfo.processInfo.environment["SHELFSCAN_CHROMA_TURNS"] == "both"
 
     /// `SHELFSCAN_TRACE_LINES=1`: every spine's lines after the last reading, on stderr (`*`: a
     /// book was named from it), to see what was read where a book was missed.
