@@ -1011,10 +1011,12 @@ struct TextPipelineTests {
         with.reader.readDeadline = nil
         without.reader.readDeadline = nil
         // Nor pieces of different sizes read apart, nor the lines across the spines (since the
-        // twenty-first session) or cut out along them (since the twenty-second), which name it
-        // with the fast model alone.
+        // twenty-first session) or cut out along them (since the twenty-second), nor the reading
+        // by hue (since the twenty-seventh), which name it with the fast model alone.
         with.readPieces = false
         without.readPieces = false
+        with.readByHue = false
+        without.readByHue = false
         with.readAcross = false
         without.readAcross = false
         with.readAlong = false

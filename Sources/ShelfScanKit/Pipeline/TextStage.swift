@@ -38,6 +38,9 @@ struct TextStage {
     /// Whether unnamed spines' lines along them are read cut out (`RegionReader.readAlongLines`,
     /// `along`; tests turn it off to isolate another pass).
     var readAlong = TextStage.along != "off"
+    /// Whether unnamed spines are read along their main axis of hue (`RegionReader.readChroma`,
+    /// `chroma`; tests turn it off to isolate another pass).
+    var readByHue = TextStage.chroma != "off"
     /// Matches scoring below this are not books.
     let minimumScore: Double
 
@@ -180,7 +183,7 @@ struct TextStage {
         /// The regions none of whose lines a book was read from, lines of only the book's
         /// authors' names excepted (`authorsOnly`); hedges that held no word are not retried
         /// (`TextRegion.hedge`), nor regions showing no letter (`LetterlessRegions`).
-        func unnamed(_ layouts: Set<TextRegion.Layout>) -> [Int] {
+        func unnamed(_ layouts: Set<TextRegion.Layout>, letterless: Bool = false) -> [Int] {
             let named = Set(findings.books.flatMap { book in
                 book.evidence.filter { line in
                     switch Self.namingLines {
@@ -191,7 +194,7 @@ struct TextStage {
                 }.map(\.box)
             })
             return regions.indices.filter { r in
-                layouts.contains(regions[r].layout) && !regions[r].hedge && !everyReading.letterless.contains(regions[r])
+                layouts.contains(regions[r].layout) && !regions[r].hedge && (letterless || !everyReading.letterless.contains(regions[r]))
                     && !lines[r].contains { named.contains($0.box) }
             }
         }
@@ -368,9 +371,14 @@ struct TextStage {
         // Spines still naming no book: their crop turned gray along its main axis of hue, read
         // once in the photo's usual direction (`RegionReader.readChroma`): a title set apart
         // from its spine by colour alone (red letters on dark green) is one gray by luminance.
-        if Self.chroma != "off", findings.books.count >= Self.shelfBooks {
+        if readByHue, findings.books.count >= Self.shelfBooks {
             let votes = sureDirections()
-            try readAgain("chroma", Self.chroma == "all" ? unnamed([.spine, .lyingSpine]) : unnamedWithLetters(all: false), keepingBest: true) { [reader] region, _, engine throws(ShelfScanError) in
+            let picked = switch Self.chroma {
+            case "every": unnamed([.spine, .lyingSpine], letterless: true)
+            case "read": unnamedWithLetters(all: false)
+            default: unnamed([.spine, .lyingSpine])
+            }
+            try readAgain("chroma", picked, keepingBest: true) { [reader] region, _, engine throws(ShelfScanError) in
                 try reader.readChroma(region, in: image, engine: engine, turns: Self.chromaBothWays ? region.quarterTurns : votes.usualTurns(of: region))
             }
         }
@@ -493,7 +501,9 @@ struct TextStage {
     /// `SHELFSCAN_COLOUR=off` leaves unnamed spines unread by their darkest channel, `all` reads
     /// every unnamed spine so, letters read on it or not (for measuring).
     static let colour = ProcessInfo.processInfo.environment["SHELFSCAN_COLOUR"] ?? "read"
-    /// `SHELFSCAN_CHROMA=off|all`: no reading by hue; or on every unnamed spine, letters read on it or not.
+    /// `SHELFSCAN_CHROMA=off|read|every`: no reading by hue; only on unnamed spines with letters
+    /// read on them; also on regions showing no letter (`LetterlessRegions`). By default every
+    /// other unnamed spine.
     static let chroma = ProcessInfo.processInfo.environment["SHELFSCAN_CHROMA"] ?? "all"
     /// `SHELFSCAN_CHROMA_TURNS=both`: the reading by hue both ways, not the photo's usual way only.
     static let chromaBothWays = ProcessInfo.processInfo.environment["SHELFSCAN_CHROMA_TURNS"] == "both"
@@ -897,7 +907,7 @@ struct TextStage {
             choice[end + 1] = nil
             for g in byEnd[end] ?? [] {
                 let value = best[groups[g].first] + (groups[g].best - threshold) + 1e-6
-                    - (groups[g].crossing ? crossing : 0)
+                    - (groups[g].crossing ? crossing : 0) + lineReward * Double(groups[g].last - groups[g].first + 1)
                 if value > best[end + 1] { best[end + 1] = value; choice[end + 1] = g }
             }
         }
@@ -912,6 +922,9 @@ struct TextStage {
     /// What a run across two regions loses in `schedule` (`SHELFSCAN_CROSS_PENALTY`; 0 as
     /// before the twenty-seventh session).
     static let crossPenalty = Double(ProcessInfo.processInfo.environment["SHELFSCAN_CROSS_PENALTY"] ?? "") ?? 0.04
+    /// What each line a run explains adds in `schedule` (`SHELFSCAN_LINE_REWARD`, for measuring:
+    /// 0.02 found as many books and returned two more unlabelled, README Accuracy).
+    static let lineReward = Double(ProcessInfo.processInfo.environment["SHELFSCAN_LINE_REWARD"] ?? "") ?? 0
 
     /// Whether `text` (a line of a book's evidence) is only its authors' names ("STEPHEN: KING"
     /// for a Stephen King): such a line, borrowed by a run from the spine beside its title's,
