@@ -180,9 +180,10 @@ struct TextStage {
             for r in regions.indices { for l in lines[r] where l.confidence >= 80 { votes.add(l.quarterTurns) } }
             return votes
         }
-        /// The regions none of whose lines a book was read from, lines of only the book's
-        /// authors' names excepted (`authorsOnly`); hedges that held no word are not retried
-        /// (`TextRegion.hedge`), nor regions showing no letter (`LetterlessRegions`).
+        /// The regions none of whose lines a book was read from, lines holding no word of the
+        /// book's title excepted (`namingLines`, `holdsTitleWord`); hedges that held no word are
+        /// not retried (`TextRegion.hedge`), nor regions showing no letter (`LetterlessRegions`,
+        /// unless `letterless`).
         func unnamed(_ layouts: Set<TextRegion.Layout>, letterless: Bool = false) -> [Int] {
             let named = Set(findings.books.flatMap { book in
                 book.evidence.filter { line in
