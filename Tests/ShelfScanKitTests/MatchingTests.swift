@@ -430,6 +430,23 @@ struct BookMatcherTests {
         #expect(MatchText.subtitleTitle("The Leader Project: Fiasco or Triumph?", subtitle: nil, telling: 2) == ["fiasco", "or", "triumph"])
     }
 
+    @Test("the reader's copy entered without its author, or with the name spelled another way, still stands for its subtitle beside the catalogue's row of the same book",
+          arguments: [[], ["Vise, David A."]])
+    func subtitleOfOneWork(_ ownedAuthors: [String]) throws {
+        let title = "The Google Story: Inside the Hottest Business, Media and Technology Success of Our Time"
+        let mine = book(title, ownedAuthors, id: 220)
+        let catalogue = book(title, ["David A. Vise"], id: 221, owned: false)
+        // Another catalogue book, sharing words but not the subtitle.
+        let other = book("Business Adventures", ["John Brooks"], id: 222, owned: false)
+        let matcher = BookMatcher(books: Self.books + [mine, catalogue, other])
+        let read = spine("INSIDE THE HOTTEST BUSINESS, MEDIA AND", "TECHNOLOGY SUCCESS OF OUR TIME")
+        let first = try #require(matcher.matches(for: read).first)
+        #expect(first.book.id == 220)
+        #expect(first.score >= 0.6)
+        // With the author read too, the reader's copy is the one named.
+        #expect(matcher.matches(for: spine("INSIDE THE HOTTEST BUSINESS, MEDIA AND", "TECHNOLOGY SUCCESS OF OUR TIME", "DAVID A. VISE")).first?.book.id == 220)
+    }
+
     @Test("a catalogue title read whole inside one owned title names the owned book, at the catalogue's score; inside two, or beside the catalogue's author, it does not")
     func ownedHolder() throws {
         let guide = book("Top 10 Mallorca", id: 200)
@@ -452,6 +469,9 @@ struct BookMatcherTests {
         let volume = book("Hitler : 1936-1945", ["Ian Kershaw"], id: 205, owned: false)
         let volumes = BookMatcher(books: Self.books + [hubris, nemesis, volume])
         #expect(volumes.matches(for: spine("HITLER")).first?.book.id == 204)
+        // The catalogue's row stood for it: a second spine reading "HITLER" must not name the
+        // same book again under the catalogue's title once the first takes the reader's copy.
+        #expect(!volumes.matches(for: spine("HITLER")).contains { $0.book.id == 205 })
         #expect(BookMatcher(books: Self.books + [hubris, volume]).matches(for: spine("HITLER")).first?.book.id == 205)
     }
 

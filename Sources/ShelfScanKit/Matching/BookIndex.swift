@@ -90,10 +90,14 @@ struct BookIndex: Sendable {
             let aliases = zip(loose, given).map { a, book in
                 book.owned || MatchText.tellingWords(a) >= MatchText.subtitleWords ? a : []
             }
+            // A work is its title's work and its first author's name words in any order ("Vise,
+            // David A." is "David A. Vise"); a row crediting no one is the same work as a row of
+            // that title crediting someone (the reader's copy entered without its author).
             var works: [String: Set<String>] = [:]
-            for (t, book) in zip(titles, given) { works[t.core.joined(separator: " "), default: []].insert(t.work + "|" + (book.authors.first ?? "")) }
-            for (a, (t, book)) in zip(loose, zip(titles, given)) where !a.isEmpty {
-                works[a.joined(separator: " "), default: []].insert(t.work + "|" + (book.authors.first ?? ""))
+            let authorKeys = nameWords.map { $0.first.map { $0.sorted().joined(separator: " ") } ?? "" }
+            for (i, t) in titles.enumerated() { works[t.core.joined(separator: " "), default: []].insert(t.work + "|" + authorKeys[i]) }
+            for (i, a) in loose.enumerated() where !a.isEmpty {
+                works[a.joined(separator: " "), default: []].insert(titles[i].work + "|" + authorKeys[i])
             }
             // Nor subtitles naming other works ("4-Book Boxed Set: The Hobbit and The Lord of the
             // Rings", "Three Novels: ..."): none may hold another title of two words or more.
@@ -110,7 +114,7 @@ struct BookIndex: Sendable {
                 }
                 return false
             }
-            for (i, a) in aliases.enumerated() where !a.isEmpty && works[a.joined(separator: " ")]?.count == 1 && !namesAnother(a) {
+            for (i, a) in aliases.enumerated() where !a.isEmpty && Self.distinctWorks(works[a.joined(separator: " ")] ?? []) == 1 && !namesAnother(a) {
                 let t = titles[i]
                 books.append(given[i])
                 nameWords.append(nameWords[i])
@@ -142,6 +146,14 @@ struct BookIndex: Sendable {
             // One work, whatever the edition: "&" reads as nothing, so "and" does not count; a
             // volume number makes another book (`MatchText.Title.work`).
             keys.append(work + "|" + surname)
+        }
+        // A row crediting no one (the reader's copy entered without its author) is the one work of
+        // its title that credits someone, where there is one.
+        var credited: [Substring: Set<String>] = [:]
+        for k in keys where !k.hasSuffix("|") { credited[k[..<(k.lastIndex(of: "|") ?? k.endIndex)], default: []].insert(k) }
+        keys = keys.map { k in
+            guard k.hasSuffix("|"), let named = credited[k.dropLast()], named.count == 1, let only = named.first else { return k }
+            return only
         }
         self.wordIDs = wordIDs
         self.wordScalars = wordScalars
@@ -257,6 +269,14 @@ struct BookIndex: Sendable {
     }
 
     /// `transform` of each of `items`, in order, on every core (in order on one for a few).
+    /// How many works `keys` ("work|author words") hold: a key crediting no one is another
+    /// work only where no key of that work credits someone.
+    static func distinctWorks(_ keys: Set<String>) -> Int {
+        let credited = keys.filter { !$0.hasSuffix("|") }
+        let creditedWorks = Set(credited.map { $0[..<($0.lastIndex(of: "|") ?? $0.endIndex)] })
+        return credited.count + keys.filter { $0.hasSuffix("|") && !creditedWorks.contains($0.dropLast()) }.count
+    }
+
     static func concurrentMap<T, R>(_ items: [T], _ transform: @Sendable (T) -> R) -> [R] where T: Sendable {
         let chunks = items.count < 2_000 ? 1 : 4 * ProcessInfo.processInfo.activeProcessorCount
         guard chunks > 1 else { return items.map(transform) }

@@ -163,7 +163,10 @@ public final class BookMatcher: Sendable {
             m.book.owned && needed.isSubset(of: words(m.book).all) && read.isSubset(of: Set(m.matchedText.split(separator: " ")))
         }
         guard holders.count == 1, let mine = holders.first else { return }
-        out.removeAll { $0.book.owned && $0.book.id == mine.book.id && $0.book.title == mine.book.title }
+        // The catalogue's row goes: it stands for the reader's book here, and where another spine
+        // takes that book, this one must not name it again under the catalogue's title (two
+        // spines reading "HITLER": the reader's *Nemesis* and the catalogue's *Hitler: 1936-1945*).
+        out.removeAll { ($0.book.owned && $0.book.id == mine.book.id && $0.book.title == mine.book.title) || $0.book == first.book }
         out.insert(BookMatch(book: mine.book, score: max(first.score, mine.score), titleScore: mine.titleScore, authorScore: mine.authorScore,
                              matchedText: mine.matchedText), at: 0)
     }

@@ -109,8 +109,9 @@ public struct RegionReader: Sendable {
     public var fineLocalRetry = ProcessInfo.processInfo.environment["SHELFSCAN_FINE_LOCAL"] != "off"
     /// Crops turned gray by each pixel's darkest channel instead of luminance (`PixImage.darkestChannel`).
     public var darkestChannel = false
-    /// Crops turned gray along their main axis of hue instead of luminance (`PixImage.chromaAxis`).
-    var chroma = false
+    /// The region's crop turned gray along its main axis of hue (`PixImage.chromaAxis`), read
+    /// instead of its luminance: set by `readChroma`, which computed it to test its spread.
+    var hueCrop: PixImage?
     /// The image's recognition budget: once spent, only first readings run (`ReadBudget`).
     public var budget: ReadBudget?
 
@@ -475,9 +476,9 @@ public struct RegionReader: Sendable {
     /// crops whose hues spread `chromaSpread` or more (not gray, black or white spines).
     public func readChroma(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
                            turns: [Int]) throws(ShelfScanError) -> [ReadLine] {
-        guard region.layout != .cover, try image.cropped(to: region.box).chromaAxis(minimumSpread: Self.chromaSpread) != nil else { return [] }
+        guard region.layout != .cover, let hue = try image.cropped(to: region.box).chromaAxis(minimumSpread: Self.chromaSpread) else { return [] }
         var reader = self
-        reader.chroma = true
+        reader.hueCrop = hue
         reader.stretchContrast = false
         return try reader.readOnce(region, in: image, engine: engine, turns: turns, tag: "-chroma")
     }
@@ -1179,11 +1180,11 @@ public struct RegionReader: Sendable {
     /// The region cut from `image` in gray and turned back upright by its lean (white comes in
     /// at the corners), with what the turn added to each side (x, y).
     func upright(_ region: TextRegion, in image: PixImage, leastTurn: Double = 1.5) throws(ShelfScanError) -> (PixImage, Double, Double) {
-        let crop = try image.cropped(to: region.box)
         var gray: PixImage
-        if chroma, let hue = try crop.chromaAxis(minimumSpread: 0) {
+        if let hue = hueCrop {
             gray = hue
         } else {
+            let crop = try image.cropped(to: region.box)
             gray = try darkestChannel ? crop.darkestChannel() : crop.grayscale()
         }
         if stretchContrast, region.layout != .cover, let range = try Self.dimRange(of: gray, region: region) {
