@@ -593,6 +593,24 @@ struct TextPipelineTests {
         #expect(RegionReader.pieces(of: lying, standing: false) == pieces)
     }
 
+    /// The letter-sized reading's gate (`RegionReader.readLetterSized`): letters in a row, or grain.
+    @Test("letters in a row along a spine are text; as many shapes scattered along it, or too few in a row, are grain",
+          arguments: [
+              // A word of five letters of 14 px (steps of 12): a row.
+              (letters([(100, 5, 14, 12)]), true),
+              // A word of four and another of three after a word gap: the four make a row.
+              (letters([(100, 4, 14, 12), (170, 3, 14, 12)]), true),
+              // Five shapes of one size each 60 px from the next (four letter heights): scattered.
+              (letters([(100, 5, 14, 60)]), false),
+              // Three letters in a row and two specks far away: too few.
+              (letters([(100, 3, 14, 12), (400, 1, 14, 12), (700, 1, 14, 12)]), false),
+          ])
+    func lettersInRow(letters: [BoundingBox], row: Bool) {
+        #expect(RegionReader.holdsRow(letters, standing: true) == row)
+        let lying = letters.map { BoundingBox(x: $0.y, y: $0.x, width: $0.height, height: $0.width) }
+        #expect(RegionReader.holdsRow(lying, standing: false) == row)
+    }
+
     /// *Slaughterhouse-Five* in the rendered shelf in perspective: read whole it comes out
     /// "fii]"; its letters measure as two pieces of one size parted by the small hyphen's, and
     /// each read alone at its own scale names the book.

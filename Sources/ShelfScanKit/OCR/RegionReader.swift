@@ -529,13 +529,17 @@ public struct RegionReader: Sendable {
                                 besides lines: [ReadLine]) throws(ShelfScanError) -> [ReadLine] {
         guard region.layout != .cover else { return [] }
         let p = try prepare(region, in: image)
+        let standing = region.layout == .spine
         guard let upright = p.upright,
-              let sizes = try Self.letterSizes(in: p.sized, standing: region.layout == .spine),
-              let median = Self.letterSize(sizes) else { return [] }
+              let letters = try Self.letterBoxes(in: p.sized, standing: standing),
+              let median = Self.letterSize(letters.map { Double(standing ? $0.width : $0.height) }.sorted()) else { return [] }
         // Letters that even `maximumScale` leaves short of the size are specks (a cloth
         // binding's grain, a picture) or too small to read: not read again.
         let factor = p.factor * Self.sizedHeight / median
         guard factor >= p.factor * Self.sizedGain, factor <= Self.maximumScale else { return [] }
+        // Nor where no `sizedLetters` letters stand in a row along the spine (`pieces`: a word,
+        // a line): shapes scattered over a bookcase's side or a stretch of shelf are grain.
+        guard !Self.sizedInRow || Self.holdsRow(letters, standing: standing) else { return [] }
         let sure = sureLines(lines, on: region).max(by: { $0.confidence < $1.confidence })
         return try readAgain(upright, scaledBy: factor, p, turns: sure.map { [$0.quarterTurns] } ?? turns, single: Self.isSingle(region),
                              region: region, in: image, engine: engine, thresholding: Self.sizedThresholding, tag: "-sized")
@@ -563,6 +567,9 @@ public struct RegionReader: Sendable {
     default: .fineLocal
     }
     static let sizedLetters = Int(ProcessInfo.processInfo.environment["SHELFSCAN_SIZED_LETTERS"] ?? "") ?? 4
+    /// `SHELFSCAN_SIZED_ROW=off`: letters of one size read at their size though none stand in a
+    /// row of `sizedLetters` along the spine (for measuring).
+    static let sizedInRow = ProcessInfo.processInfo.environment["SHELFSCAN_SIZED_ROW"] != "off"
     /// Letters within this factor of the median are of its size (`SHELFSCAN_SIZED_SPREAD`).
     static let sizedSpread = Double(ProcessInfo.processInfo.environment["SHELFSCAN_SIZED_SPREAD"] ?? "") ?? 1.5
 
@@ -667,6 +674,12 @@ public struct RegionReader: Sendable {
             }
         }
         return pieces
+    }
+
+    /// Whether `sizedLetters` or more of `letters` stand in a row along the spine (a piece, see
+    /// `pieces`): a word or a line, not shapes scattered over a bookcase's side or a shelf.
+    static func holdsRow(_ letters: [BoundingBox], standing: Bool) -> Bool {
+        pieces(of: letters, standing: standing).contains { $0.letters >= sizedLetters }
     }
 
     /// A gap along the spine longer than this many letter heights ends a piece.

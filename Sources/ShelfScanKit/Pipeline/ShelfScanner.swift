@@ -18,8 +18,9 @@ public struct ScanOptions: Sendable {
     public var barcodes = BarcodeOptions()
     /// Folder holding the Tesseract model (nil: the project's Models/, see `ModelLocator`).
     public var tessdata: String?
-    /// Text matches scoring below this are not reported as books (see the README's calibration).
-    public var minimumMatchScore = 0.6
+    /// Text matches scoring below this are not reported as books (see the README's calibration;
+    /// `SHELFSCAN_MIN_SCORE`, for measuring).
+    public var minimumMatchScore = Double(ProcessInfo.processInfo.environment["SHELFSCAN_MIN_SCORE"] ?? "") ?? 0.6
     /// Books reported per image at most (nil: all), and the lowest confidence reported.
     public var top: Int?
     public var minimumConfidence = 0.0
