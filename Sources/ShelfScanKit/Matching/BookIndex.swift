@@ -268,7 +268,6 @@ struct BookIndex: Sendable {
         self.authorWeight = authorCounts.map { $0 == 0 ? 0 : logf(1 + n / Float($0)) }
     }
 
-    /// `transform` of each of `items`, in order, on every core (in order on one for a few).
     /// How many works `keys` ("work|author words") hold: a key crediting no one is another
     /// work only where no key of that work credits someone.
     static func distinctWorks(_ keys: Set<String>) -> Int {
@@ -277,6 +276,7 @@ struct BookIndex: Sendable {
         return credited.count + keys.filter { $0.hasSuffix("|") && !creditedWorks.contains($0.dropLast()) }.count
     }
 
+    /// `transform` of each of `items`, in order, on every core (in order on one for a few).
     static func concurrentMap<T, R>(_ items: [T], _ transform: @Sendable (T) -> R) -> [R] where T: Sendable {
         let chunks = items.count < 2_000 ? 1 : 4 * ProcessInfo.processInfo.activeProcessorCount
         guard chunks > 1 else { return items.map(transform) }
