@@ -91,8 +91,8 @@ struct BookIndex: Sendable {
                 book.owned || MatchText.tellingWords(a) >= MatchText.subtitleWords ? a : []
             }
             // A work is its title's work and its first author's name words in any order ("Vise,
-            // David A." is "David A. Vise"); a row crediting no one is the same work as a row of
-            // that title crediting someone (the reader's copy entered without its author).
+            // David A." is "David A. Vise"); a row crediting no one is the same work as the one
+            // row of that title crediting someone (`creditingOne`).
             var works: [String: Set<String>] = [:]
             let authorKeys = nameWords.map { $0.first.map { $0.sorted().joined(separator: " ") } ?? "" }
             for (i, t) in titles.enumerated() { works[t.core.joined(separator: " "), default: []].insert(t.work + "|" + authorKeys[i]) }
@@ -114,7 +114,8 @@ struct BookIndex: Sendable {
                 }
                 return false
             }
-            for (i, a) in aliases.enumerated() where !a.isEmpty && Self.distinctWorks(works[a.joined(separator: " ")] ?? []) == 1 && !namesAnother(a) {
+            for (i, a) in aliases.enumerated() where !a.isEmpty && Set(Self.creditingOne(Array(works[a.joined(separator: " ")] ?? []))).count == 1
+                && !namesAnother(a) {
                 let t = titles[i]
                 books.append(given[i])
                 nameWords.append(nameWords[i])
@@ -147,14 +148,7 @@ struct BookIndex: Sendable {
             // volume number makes another book (`MatchText.Title.work`).
             keys.append(work + "|" + surname)
         }
-        // A row crediting no one (the reader's copy entered without its author) is the one work of
-        // its title that credits someone, where there is one.
-        var credited: [Substring: Set<String>] = [:]
-        for k in keys where !k.hasSuffix("|") { credited[k[..<(k.lastIndex(of: "|") ?? k.endIndex)], default: []].insert(k) }
-        keys = keys.map { k in
-            guard k.hasSuffix("|"), let named = credited[k.dropLast()], named.count == 1, let only = named.first else { return k }
-            return only
-        }
+        keys = Self.creditingOne(keys)
         self.wordIDs = wordIDs
         self.wordScalars = wordScalars
         self.wordEvidence = wordScalars.map { Self.evidence(String(String.UnicodeScalarView($0))) }
@@ -268,12 +262,16 @@ struct BookIndex: Sendable {
         self.authorWeight = authorCounts.map { $0 == 0 ? 0 : logf(1 + n / Float($0)) }
     }
 
-    /// How many works `keys` ("work|author words") hold: a key crediting no one is another
-    /// work only where no key of that work credits someone.
-    static func distinctWorks(_ keys: Set<String>) -> Int {
-        let credited = keys.filter { !$0.hasSuffix("|") }
-        let creditedWorks = Set(credited.map { $0[..<($0.lastIndex(of: "|") ?? $0.endIndex)] })
-        return credited.count + keys.filter { $0.hasSuffix("|") && !creditedWorks.contains($0.dropLast()) }.count
+    /// `keys` ("work|author") with each key crediting no one ("work|": the reader's copy entered
+    /// without its author) replaced by the one key of its work that credits someone, where
+    /// exactly one does: those rows are one work.
+    static func creditingOne(_ keys: [String]) -> [String] {
+        var credited: [Substring: Set<String>] = [:]
+        for k in keys where !k.hasSuffix("|") { credited[k[..<(k.lastIndex(of: "|") ?? k.endIndex)], default: []].insert(k) }
+        return keys.map { k in
+            guard k.hasSuffix("|"), let named = credited[k.dropLast()], named.count == 1, let only = named.first else { return k }
+            return only
+        }
     }
 
     /// `transform` of each of `items`, in order, on every core (in order on one for a few).

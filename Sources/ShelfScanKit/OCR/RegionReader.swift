@@ -532,7 +532,7 @@ public struct RegionReader: Sendable {
         let standing = region.layout == .spine
         guard let upright = p.upright,
               let letters = try Self.letterBoxes(in: p.sized, standing: standing),
-              let median = Self.letterSize(letters.map { Double(standing ? $0.width : $0.height) }.sorted()) else { return [] }
+              let median = Self.letterSize(Self.sizes(of: letters, standing: standing)) else { return [] }
         // Letters that even `maximumScale` leaves short of the size are specks (a cloth
         // binding's grain, a picture) or too small to read: not read again.
         let factor = p.factor * Self.sizedHeight / median
@@ -589,9 +589,12 @@ public struct RegionReader: Sendable {
     /// shape inside one of the other shade's letters is that letter's counter (the hole of an
     /// "A") and does not count.
     static func letterSizes(in image: PixImage, standing: Bool) throws(ShelfScanError) -> [Double]? {
-        try letterBoxes(in: image, standing: standing).map { boxes in
-            boxes.map { Double(standing ? $0.width : $0.height) }.sorted()
-        }
+        try letterBoxes(in: image, standing: standing).map { sizes(of: $0, standing: standing) }
+    }
+
+    /// The sizes of `letters` across the text (`letterSizes`), smallest first.
+    static func sizes(of letters: [BoundingBox], standing: Bool) -> [Double] {
+        letters.map { Double(standing ? $0.width : $0.height) }.sorted()
     }
 
     /// The letters `letterSizes` measures, as boxes in `image`; nil when there are too many
