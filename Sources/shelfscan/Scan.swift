@@ -59,6 +59,7 @@ struct Scan: AsyncParsableCommand {
 
     func run() async throws {
         var options = ScanOptions()
+        options.indexCache = IndexCache.standard()
         options.barcodes.retries = !noRetries
         options.barcodes.exhaustive = allPasses
         if let jobs { options.concurrency = jobs }

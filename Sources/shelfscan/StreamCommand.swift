@@ -75,6 +75,7 @@ struct Stream: AsyncParsableCommand {
 
     func run() async throws {
         var options = StreamOptions()
+        options.scan.indexCache = IndexCache.standard()
         options.format = inputFormat ?? (size != nil ? .raw : nil)
         options.rawSize = size.flatMap(FrameSize.init(parsing:))
         options.rawPixelFormat = pixelFormat

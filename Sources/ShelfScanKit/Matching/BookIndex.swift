@@ -66,6 +66,9 @@ struct BookIndex: Sendable {
 
     /// Distinct books (`books` also holds a second entry for each book that a subtitle can stand for).
     let distinctBooks: Int
+    /// Per subtitle entry (`books[distinctBooks...]`), the book it stands for (an index below
+    /// `distinctBooks`).
+    let subtitleEntryBooks: [Int32]
     /// Whether entry `b` is a book under its subtitle (`MatchText.subtitleTitle`): those come
     /// after the books' own entries.
     func isSubtitleEntry(_ b: Int) -> Bool { b >= distinctBooks }
@@ -82,6 +85,7 @@ struct BookIndex: Sendable {
         var books = given
         // The work each entry is (a subtitle's entry is its book's work).
         var workOf = titles.map(\.work)
+        var subtitleEntryBooks: [Int32] = []
         if MatchText.subtitleWords > 0 {
             // Every subtitle of `ownedSubtitleWords` telling words is counted below, so that one
             // the reader's book shares with a catalogue row stands for neither; the catalogue's
@@ -118,6 +122,7 @@ struct BookIndex: Sendable {
                 && !namesAnother(a) {
                 let t = titles[i]
                 books.append(given[i])
+                subtitleEntryBooks.append(Int32(i))
                 nameWords.append(nameWords[i])
                 titles.append(MatchText.Title(core: a, extra: t.core + t.extra, volume: t.volume))
                 workOf.append(t.work)
@@ -126,6 +131,7 @@ struct BookIndex: Sendable {
         self.books = books
         self.ownedEntries = books.indices.filter { books[$0].owned }.map { Int32($0) }
         self.distinctBooks = given.count
+        self.subtitleEntryBooks = subtitleEntryBooks
         var wordIDs: [String: Int32] = [:]
         var wordScalars: [[Unicode.Scalar]] = []
         func intern(_ w: String) -> Int32 {
@@ -182,17 +188,8 @@ struct BookIndex: Sendable {
             let key = c.sorted()
             return fullNames.contains(key) ? key : nil
         }
-        var namesWithWord: [Int32: [[Int32]]] = [:]
-        for name in fullNames { for w in Set(name) { namesWithWord[w, default: []].append(name) } }
-        self.namesWithWord = namesWithWord
-        var ownedWorks: [[Int32]: [Int32]] = [:]
-        for (b, book) in books.enumerated() where book.owned {
-            for name in Set(authors[b].map { $0.sorted() }) where fullNames.contains(name) {
-                let works = ownedWorks[name, default: []]
-                if !works.contains(where: { keys[Int($0)] == keys[b] }) { ownedWorks[name] = works + [Int32(b)] }
-            }
-        }
-        self.ownedWorks = ownedWorks
+        self.namesWithWord = Self.namesWithWord(fullNames)
+        self.ownedWorks = Self.ownedWorks(books: books, authors: authors, fullNames: fullNames, keys: keys)
 
         // Trigram postings, counted then filled.
         var trigramIDs: [UInt64: Int32] = [:]
@@ -260,6 +257,25 @@ struct BookIndex: Sendable {
         self.authorStart = aStart
         self.authorBooks = aBooks
         self.authorWeight = authorCounts.map { $0 == 0 ? 0 : logf(1 + n / Float($0)) }
+    }
+
+    /// The full names each word is part of (`namesWithWord`).
+    static func namesWithWord(_ fullNames: Set<[Int32]>) -> [Int32: [[Int32]]] {
+        var namesWithWord: [Int32: [[Int32]]] = [:]
+        for name in fullNames { for w in Set(name) { namesWithWord[w, default: []].append(name) } }
+        return namesWithWord
+    }
+
+    /// Per full name, the reader's works by that author, one entry each (`ownedWorks`).
+    static func ownedWorks(books: [Book], authors: [[[Int32]]], fullNames: Set<[Int32]>, keys: [String]) -> [[Int32]: [Int32]] {
+        var ownedWorks: [[Int32]: [Int32]] = [:]
+        for (b, book) in books.enumerated() where book.owned {
+            for name in Set(authors[b].map { $0.sorted() }) where fullNames.contains(name) {
+                let works = ownedWorks[name, default: []]
+                if !works.contains(where: { keys[Int($0)] == keys[b] }) { ownedWorks[name] = works + [Int32(b)] }
+            }
+        }
+        return ownedWorks
     }
 
     /// `keys` ("work|author") with each key crediting no one ("work|": the reader's copy entered

@@ -67,13 +67,23 @@ public final class BookMatcher: Sendable {
     /// `SHELFSCAN_JOINED_NAMES=off`: an author's name run together ("EricNewby") is not read as the name.
     static let joinedNames = ProcessInfo.processInfo.environment["SHELFSCAN_JOINED_NAMES"] != "off"
 
-    /// Every book in `library`, owned and reference-catalogue rows alike.
-    public init(library: LibraryDatabase) throws(ShelfScanError) {
-        index = BookIndex(books: try library.matchableBooks())
+    /// Every book in `library`, owned and reference-catalogue rows alike; the index read from
+    /// `cache` when it holds these very books (and written there when not).
+    public init(library: LibraryDatabase, cache: IndexCache? = nil) throws(ShelfScanError) {
+        let books = try library.matchableBooks()
+        if let cache, let path = library.path {
+            index = cache.index(of: books, libraryPath: path)
+        } else {
+            index = BookIndex(books: books)
+        }
     }
 
     public init(books: [Book]) {
         index = BookIndex(books: books)
+    }
+
+    init(index: BookIndex) {
+        self.index = index
     }
 
     /// Number of books matched against.

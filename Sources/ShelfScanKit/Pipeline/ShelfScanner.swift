@@ -30,6 +30,8 @@ public struct ScanOptions: Sendable {
     /// Seconds of recognition per OCR worker one image may spend beyond its first readings
     /// (`ReadBudget`); nil: no limit. `SHELFSCAN_READ_BUDGET` (seconds or `off`) sets the default.
     public var readBudget: Double? = ReadBudget.seconds(from: ProcessInfo.processInfo.environment, fallback: nil)
+    /// Where the title matcher's index of the library is kept between runs (nil: built every run).
+    public var indexCache: IndexCache?
 
     public init() {}
 }
@@ -49,7 +51,7 @@ public struct ShelfScanner: Sendable {
         self.options = options
         self.library = library
         self.metadata = metadata
-        self.text = TextResources(tessdata: options.tessdata, library: library)
+        self.text = TextResources(tessdata: options.tessdata, library: library, indexCache: options.indexCache)
     }
 
     /// Fills in title, authors and the rest for books known only by ISBN, from the catalogues
@@ -295,9 +297,12 @@ final class TextResources: @unchecked Sendable {
     private let lock = NSLock()
     private var pending: PendingMatcher?
 
-    init(tessdata: String?, library: LibraryDatabase?) {
+    private let indexCache: IndexCache?
+
+    init(tessdata: String?, library: LibraryDatabase?, indexCache: IndexCache? = nil) {
         workers = OCRWorkers(tessdata: tessdata)
         self.library = library
+        self.indexCache = indexCache
     }
 
     /// The matcher over the library, its building started by the first call (and again after a
@@ -307,10 +312,10 @@ final class TextResources: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let pending, !pending.failed { return pending }
-        let library = self.library
+        let library = self.library, cache = indexCache
         let made = PendingMatcher { () throws(ShelfScanError) -> BookMatcher in
             let source = if let library { library } else { try LibraryDatabase.inMemory() }
-            return try BookMatcher(library: source)
+            return try BookMatcher(library: source, cache: cache)
         }
         pending = made
         return made
