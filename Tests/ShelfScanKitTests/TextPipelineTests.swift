@@ -381,6 +381,84 @@ struct TextPipelineTests {
         #expect(earnest.books.map(\.title) == ["The Importance of Being Earnest"])
     }
 
+    @Test("a half-read spine beside a book by the same author names that author's book, under the floor; nowhere else")
+    func neighbourWorks() throws {
+        var books = [Book(title: "Dancing Peel", authors: ["Lorna Hill"]), Book(title: "Masquerade at the Wells", authors: ["Lorna Hill"]),
+                     Book(title: "The Murder at the Vicarage", authors: ["Agatha Christie"]),
+                     Book(title: "Hercule Poirot's Christmas", authors: ["Agatha Christie"], owned: false),
+                     Book(title: "Wells Cathedral", authors: ["Ann Other"], owned: false)]
+        for i in books.indices { books[i].id = Int64(i + 1) }
+        let matcher = BookMatcher(books: books)
+        let stage = TextStage(workers: OCRWorkers(size: 1), matcher: matcher, minimumScore: 0.6)
+        let regions = (0..<6).map { i in
+            TextRegion(layout: .spine, box: BoundingBox(x: 100 + 60 * i, y: 0, width: 60, height: 700), lean: 0,
+                       typicalThickness: 60, row: 0, index: i)
+        }
+        func line(_ text: String, _ r: Int, y: Int = 100) -> ReadLine {
+            ReadLine(text: text, confidence: 85, box: BoundingBox(x: 110 + 60 * r, y: y, width: 30, height: 400), textHeight: 30, quarterTurns: 3)
+        }
+        func named(_ b: Int, on r: Int) -> BookEntity {
+            TextStage.entity(BookMatch(book: books[b], score: 0.9, titleScore: 1, authorScore: 1, matchedText: ""),
+                             lines: [line(books[b].title.uppercased(), r, y: 300)], region: regions[r])
+        }
+        // A worn spine: the last title word, one letter wrong, and the author. Under the floor on
+        // its own, so that only the neighbour can name it.
+        let worn = "WELLE ORNA HILL"
+        let alone = try #require(matcher.matches(for: TextStage.regionText([line(worn, 2)])).first)
+        #expect(alone.book.title == "Masquerade at the Wells")
+        #expect(alone.score >= TextStage.neighbourFloor && alone.score < 0.6, "\(alone.score)")
+        /// What `addNeighbourWorks` adds to the books `found` (book, region) given `read` (region, text, y) besides.
+        func added(_ found: [(Int, Int)], _ read: [(Int, String, Int)]) -> [BookEntity] {
+            var lines = [[ReadLine]](repeating: [], count: 6)
+            var findings = TextFindings()
+            for (b, r) in found {
+                findings.books.append(named(b, on: r))
+                lines[r].append(line(books[b].title.uppercased(), r, y: 300))
+            }
+            for (r, text, y) in read { lines[r].append(line(text, r, y: y)) }
+            let unnamed = Set(read.map(\.0)).subtracting(found.map(\.1)).sorted()
+            stage.addNeighbourWorks(lines: lines, regions: regions, unnamed: unnamed, into: &findings)
+            return Array(findings.books.filter { b in !found.contains { books[$0.0].title == b.title } })
+        }
+        let beside = added([(0, 1)], [(2, worn, 100)])
+        #expect(beside.map(\.title) == ["Masquerade at the Wells"])
+        #expect(beside.first?.confidence ?? 1 < 0.6)
+        #expect(beside.first?.evidence.map(\.text) == [worn])
+        // On the other side, too.
+        #expect(added([(0, 3)], [(2, worn, 100)]).map(\.title) == ["Masquerade at the Wells"])
+        // Two spines over: not its neighbour.
+        #expect(added([(0, 4)], [(2, worn, 100)]).isEmpty)
+        // Beside another author's book.
+        #expect(added([(2, 1)], [(2, worn, 100)]).isEmpty)
+        // Already named in the photo.
+        #expect(added([(0, 1), (1, 5)], [(2, worn, 100)]).isEmpty)
+        // The author's name alone names none of their books, though a title word looks like it.
+        #expect(added([(2, 1)], [(2, "AGATHA CHRISTIE", 100), (2, "CHRISTIE", 520)]).isEmpty)
+        // An overlapping window over the named spine's own ink is that spine.
+        let window = TextRegion(layout: .spine, box: BoundingBox(x: 165, y: 0, width: 60, height: 700), lean: 0,
+                                typicalThickness: 60, row: 0, index: 6)
+        var findings = TextFindings()
+        findings.books = [named(0, on: 1)]
+        var lines = [[ReadLine]](repeating: [], count: 7)
+        lines[1] = [line("DANCING PEEL", 1, y: 300)]
+        lines[6] = [ReadLine(text: worn, confidence: 85, box: BoundingBox(x: 180, y: 100, width: 30, height: 400), textHeight: 30, quarterTurns: 3)]
+        stage.addNeighbourWorks(lines: lines, regions: regions + [window], unnamed: [6], into: &findings)
+        #expect(findings.books.count == 1)
+    }
+
+    @Test("a title word must be read nearly whole, and not be the author's name", arguments: [
+        ("welle lorna hill", "Masquerade at the Wells", "Lorna Hill", true),
+        ("sapphi efferies", "The Sapphire Widow", "Dinah Jefferies", true),
+        ("agatha christie christie", "Hercule Poirot's Christmas", "Agatha Christie", false),
+        ("ferry pratchett he pic", "Eric", "Terry Pratchett", false),
+        ("wodehouse keay", "Heavy Weather", "P. G. Wodehouse", false),
+        ("lorna hill the at", "Masquerade at the Wells", "Lorna Hill", false),
+    ])
+    func titleWordRead(matched: String, title: String, author: String, reads: Bool) {
+        let match = BookMatch(book: Book(title: title, authors: [author]), score: 0.5, titleScore: 0.3, authorScore: 1, matchedText: matched)
+        #expect(TextStage.readsTitleWord(match) == reads)
+    }
+
     @Test("a run whose first choice went to a run over the same ink is that book read twice, not its next choice")
     func firstChoiceReadTwice() {
         var books = [Book(title: "Moving Pictures", authors: ["Terry Pratchett"]), Book(title: "Wings", authors: ["Terry Pratchett"])]

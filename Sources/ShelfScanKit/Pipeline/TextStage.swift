@@ -422,6 +422,9 @@ struct TextStage {
             try readSparse(with: second)
         }
         if Self.nameOnly, findings.books.count >= Self.shelfBooks { addOwnedWorks(lines: lines, regions: regions, unnamed: unnamed([.spine, .lyingSpine]), into: &findings) }
+        if Self.neighbourFloor < minimumScore, findings.books.count >= Self.shelfBooks {
+            addNeighbourWorks(lines: lines, regions: regions, unnamed: unnamed([.spine, .lyingSpine]), into: &findings)
+        }
         findings.regions = regions
         findings.lines = lines.flatMap { $0 }
         if Self.traceLines {
@@ -473,6 +476,110 @@ struct TextStage {
         findings.unidentified.removeAll { u in added.contains { b in b.evidence.contains { RegionReader.overlap($0.box, u.box) > 0 } } }
         findings.books = found.sorted { $0.confidence > $1.confidence }
     }
+
+    /// Spines that named no book, whose best remaining match (at least `neighbourFloor`, on two
+    /// words of three letters or more, one of them a title word) is by the author of a book the
+    /// spine beside them named: shelves keep an author's books together, so a worn or half-read
+    /// spine beside a named book by the same author is likelier that author's than a match of
+    /// that score elsewhere. Reported at its own match score (a lower confidence than the
+    /// floor's); one book per spine, none named twice in the photo.
+    func addNeighbourWorks(lines: [[ReadLine]], regions: [TextRegion], unnamed: [Int], into findings: inout TextFindings) {
+        func names(_ authors: [String]) -> Set<[String]> { Set(authors.prefix(3).map { MatchText.authorWords($0).sorted() }.filter { $0.count >= 2 }) }
+        func across(_ r: Int) -> ClosedRange<Double> {
+            let b = regions[r].box
+            return regions[r].layout == .spine ? Double(b.x)...Double(b.x + b.width) : Double(b.y)...Double(b.y + b.height)
+        }
+        func overlap(_ a: ClosedRange<Double>, _ b: ClosedRange<Double>) -> Double {
+            max(0, min(a.upperBound, b.upperBound) - max(a.lowerBound, b.lowerBound)) / max(1, min(a.upperBound - a.lowerBound, b.upperBound - b.lowerBound))
+        }
+        // The regions each found book was read from.
+        var namedRegions: [(region: Int, authors: Set<[String]>)] = []
+        for book in findings.books {
+            let boxes = Set(book.evidence.map(\.box))
+            for r in regions.indices where lines[r].contains(where: { boxes.contains($0.box) }) {
+                namedRegions.append((r, names(book.authors)))
+            }
+        }
+        let found = Set(findings.books.flatMap { b in
+            var book = Book(id: b.libraryId, title: b.title ?? "", subtitle: b.subtitle, authors: b.authors)
+            book.isbn13 = b.isbn13
+            return MatchAssignment.identity(book)
+        })
+        var picked: [Int] = []
+        var candidates: [[BookMatch]] = []
+        var evidence: [[ReadLine]] = []
+        for r in unnamed {
+            let span = across(r)
+            // Another window over a named spine's ink is that spine, not its neighbour.
+            let sameRow = namedRegions.filter { regions[$0.region].row == regions[r].row && regions[$0.region].layout == regions[r].layout }
+            guard !sameRow.contains(where: { overlap(across($0.region), span) > 0.5 }) else { continue }
+            // Beside it: a gap of at most half a spine between the two.
+            let gap = regions[r].typicalThickness / 2
+            let neighbours = sameRow.filter { n in
+                let other = across(n.region)
+                return other.lowerBound <= span.upperBound + gap && other.upperBound >= span.lowerBound - gap
+            }.reduce(Set<[String]>()) { $0.union($1.authors) }
+            guard !neighbours.isEmpty else { continue }
+            let onSpine = lines[r].filter { regions[r].holds($0.box) }
+                .sorted { Self.readsBefore($0, $1, standing: regions[r].layout == .spine) }
+            guard !onSpine.isEmpty else { continue }
+            var best: [String: BookMatch] = [:]
+            var lineOf: [String: [ReadLine]] = [:]
+            for first in onSpine.indices {
+                for last in first..<min(onSpine.count, first + 4) {
+                    let window = Array(onSpine[first...last])
+                    for m in matcher.matches(for: Self.regionText(window), limit: 10) where m.score >= Self.neighbourFloor {
+                        guard m.matchedText.split(separator: " ").filter({ $0.count >= 3 }).count >= 2, Self.readsTitleWord(m),
+                              !names(m.book.authors).isDisjoint(with: neighbours),
+                              Set(MatchAssignment.identity(m.book)).isDisjoint(with: found) else { continue }
+                        let key = MatchAssignment.identity(m.book)[0]
+                        if (best[key]?.score ?? 0) < m.score { best[key] = m; lineOf[key] = window }
+                    }
+                }
+            }
+            guard !best.isEmpty else { continue }
+            let ranked = best.sorted { $0.value.score != $1.value.score ? $0.value.score > $1.value.score : $0.key < $1.key }
+            picked.append(r)
+            candidates.append(ranked.map(\.value))
+            evidence.append(lineOf[ranked[0].key] ?? onSpine)
+        }
+        guard !picked.isEmpty else { return }
+        let assigned = MatchAssignment.assign(candidates, minScore: Self.neighbourFloor)
+        var added: [BookEntity] = []
+        for (i, match) in assigned.enumerated() {
+            guard let match else { continue }
+            let r = picked[i]
+            let onSpine = lines[r].filter { regions[r].holds($0.box) }
+            let words = Set(MatchText.words(match.matchedText))
+            let lines = onSpine.filter { !words.isDisjoint(with: MatchText.words($0.text)) }
+            if RegionReader.traceReads {
+                FileHandle.standardError.write(Data("NEIGHBOUR r\(regions[r].row)-\(regions[r].index) \(match.book.title) score \(match.score) title \(match.titleScore) matched \"\(match.matchedText)\"\n".utf8))
+            }
+            added.append(Self.entity(match, lines: lines.isEmpty ? evidence[i] : lines, region: regions[r]))
+        }
+        guard !added.isEmpty else { return }
+        findings.unidentified.removeAll { u in added.contains { b in b.evidence.contains { RegionReader.overlap($0.box, u.box) > 0 } } }
+        findings.books = (findings.books + added).sorted { $0.confidence > $1.confidence }
+    }
+
+    /// Whether the words `match` matched hold a word of its title read nearly whole (at most one
+    /// slip in four letters, `WordSimilarity`): a title word of four letters or more that says
+    /// something (not common), not one of its authors' names. "welle" is *... the Wells*, and
+    /// "sapphi" *The Sapphire Widow*; "christie" read beside "Agatha" is no *Christmas*.
+    static func readsTitleWord(_ match: BookMatch) -> Bool {
+        let nameWords = Set(match.book.authors.flatMap(MatchText.authorWords))
+        let title = MatchText.title(match.book.title, subtitle: match.book.subtitle).core
+            .filter { $0.count >= 4 && !MatchText.commonWords.contains($0) && !nameWords.contains($0) }
+            .map { Array($0.unicodeScalars) }
+        let read = match.matchedText.split(separator: " ").map(String.init)
+            .filter { w in !nameWords.contains { WordSimilarity.similarity(Array($0.unicodeScalars), Array(w.unicodeScalars)) >= 0.75 } }
+            .map { Array($0.unicodeScalars) }
+        return title.contains { t in read.contains { WordSimilarity.similarity(t, $0, floor: 0.75) >= 0.75 } }
+    }
+
+    /// The lowest match score a spine beside a book by the same author names its book at
+    /// (`addNeighbourWorks`); `SHELFSCAN_NEIGHBOUR_FLOOR` (the reported floor or more: off).
+    static let neighbourFloor = Double(ProcessInfo.processInfo.environment["SHELFSCAN_NEIGHBOUR_FLOOR"] ?? "") ?? 0.45
 
     /// The match score of a book named by its author's name alone (`addOwnedWorks`).
     static let nameOnlyScore = 0.6
