@@ -114,6 +114,14 @@ struct IndexCacheTests {
         #expect((FileManager.default.contents(atPath: file)?.count ?? 0) > 100)
     }
 
+    @Test("settings change the stamp, traces and the cache's own do not", arguments: [
+        ("SHELFSCAN_SUBTITLE_WORDS", true), ("SHELFSCAN_MIN_SCORE", true), ("SHELFSCAN_TRACE_READS", false),
+        ("SHELFSCAN_INDEX_CACHE", false), ("SHELFSCAN_CACHE_DIR", false), ("HOME", false),
+    ])
+    func settings(key: String, counts: Bool) {
+        #expect(IndexCache.mayChangeIndex(key) == counts)
+    }
+
     @Test("the cache folder follows SHELFSCAN_CACHE_DIR, XDG_CACHE_HOME and HOME; off turns it off")
     func folder() {
         #expect(IndexCache.standard(environment: ["HOME": "/h"])?.directory == "/h/.cache/shelfscan")

@@ -92,7 +92,7 @@ public struct IndexCache: Sendable {
             hash.add(UInt64(bitPattern: Int64(info.st_mtim.tv_sec)))
             hash.add(UInt64(bitPattern: Int64(info.st_mtim.tv_nsec)))
         }
-        for (key, value) in ProcessInfo.processInfo.environment.sorted(by: { $0.key < $1.key }) where key.hasPrefix("SHELFSCAN_") {
+        for (key, value) in ProcessInfo.processInfo.environment.sorted(by: { $0.key < $1.key }) where Self.mayChangeIndex(key) {
             hash.add(key); hash.add(value)
         }
         hash.add(UInt64(books.count))
@@ -105,6 +105,15 @@ public struct IndexCache: Sendable {
             hash.add(UInt8(book.owned ? 1 : 0))
         }
         return hash.value
+    }
+}
+
+extension IndexCache {
+    /// Whether the environment variable `key` may change how the index is built: any setting
+    /// of shelfscan's (most are measuring switches), but not the traces nor the cache's own.
+    static func mayChangeIndex(_ key: String) -> Bool {
+        key.hasPrefix("SHELFSCAN_") && !key.hasPrefix("SHELFSCAN_TRACE_")
+            && key != "SHELFSCAN_INDEX_CACHE" && key != "SHELFSCAN_CACHE_DIR"
     }
 }
 
