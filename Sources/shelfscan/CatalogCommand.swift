@@ -101,7 +101,7 @@ struct CatalogCommand: AsyncParsableCommand {
                 return TextLine(text: line)
             })
             let matcher: BookMatcher
-            do { matcher = try BookMatcher(library: db) } catch { throw CLIError(describing: error) }
+            do { matcher = try BookMatcher(library: db, cache: IndexCache.standard()) } catch { throw CLIError(describing: error) }
             let matches = matcher.matches(for: region, limit: top)
             if matches.isEmpty { print("no book scores \(BookMatcher.floor) or more") }
             for m in matches {

@@ -507,7 +507,8 @@ struct TextStage {
         })
         var picked: [Int] = []
         var candidates: [[BookMatch]] = []
-        var evidence: [[ReadLine]] = []
+        // Per picked spine, the lines each candidate was matched from (by identity key).
+        var windows: [[String: [ReadLine]]] = []
         for r in unnamed {
             let span = across(r)
             // Another window over a named spine's ink is that spine, not its neighbour.
@@ -541,21 +542,18 @@ struct TextStage {
             let ranked = best.sorted { $0.value.score != $1.value.score ? $0.value.score > $1.value.score : $0.key < $1.key }
             picked.append(r)
             candidates.append(ranked.map(\.value))
-            evidence.append(lineOf[ranked[0].key] ?? onSpine)
+            windows.append(lineOf)
         }
         guard !picked.isEmpty else { return }
         let assigned = MatchAssignment.assign(candidates, minScore: Self.neighbourFloor)
         var added: [BookEntity] = []
         for (i, match) in assigned.enumerated() {
-            guard let match else { continue }
+            guard let match, let window = windows[i][MatchAssignment.identity(match.book)[0]] else { continue }
             let r = picked[i]
-            let onSpine = lines[r].filter { regions[r].holds($0.box) }
-            let words = Set(MatchText.words(match.matchedText))
-            let lines = onSpine.filter { !words.isDisjoint(with: MatchText.words($0.text)) }
             if RegionReader.traceReads {
                 FileHandle.standardError.write(Data("NEIGHBOUR r\(regions[r].row)-\(regions[r].index) \(match.book.title) score \(match.score) title \(match.titleScore) matched \"\(match.matchedText)\"\n".utf8))
             }
-            added.append(Self.entity(match, lines: lines.isEmpty ? evidence[i] : lines, region: regions[r]))
+            added.append(Self.entity(match, lines: window, region: regions[r]))
         }
         guard !added.isEmpty else { return }
         findings.unidentified.removeAll { u in added.contains { b in b.evidence.contains { RegionReader.overlap($0.box, u.box) > 0 } } }
