@@ -225,6 +225,14 @@ struct LibraryBookTests {
         #expect(try Book.strings("[]".databaseValue) == [])
         #expect(try Book.strings(DatabaseValue.null) == [])
         #expect(throws: (any Error).self) { try Book.strings("[\"A\",".databaseValue) }
+        // The byte-level split agrees with JSONDecoder on the arrays it takes, and leaves it the rest.
+        for text in ["[]", "[\"\"]", "[\"A\"]", "[\"Ann Lee\",\"Bo Wu\"]", "[\",\"]", "[\"Zoë 📚\",\"\",\"x\"]", "[\"a,b\",\"c\"]"] {
+            let parsed = try #require(Book.plainStrings(Array(text.utf8)), "\(text)")
+            #expect(parsed == (try JSONDecoder().decode([String].self, from: Data(text.utf8))), "\(text)")
+        }
+        for text in ["[\"A\", \"B\"]", "[\"A\\/B\"]", "[\"A\",", "[\"A\"B\"]", "[1]", "\"A\"", ""] {
+            #expect(Book.plainStrings(Array(text.utf8)) == nil, "\(text)")
+        }
     }
 
     @Test("matchableBooks reads a value of the wrong type, written by another tool, as missing")
