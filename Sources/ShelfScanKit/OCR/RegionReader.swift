@@ -1407,7 +1407,7 @@ public struct RegionReader: Sendable {
             budget?.charge(ReadBudget.threadCPU() &- cpu0)
             onPage?(page.lines.count, page.lines.map(\.confidence).max() ?? 0)
             if Self.traceReads {
-                FileHandle.standardError.write(Data("READ r\(region.row)-\(region.index) q\(turns) \(thresholding == .global ? "global" : "\(thresholding)")\(tag) \(turned.width)x\(turned.height) \(String(format: "%.0f", t0.millisecondsElapsed)) ms lines \(page.lines.count) best \(Int(page.lines.map(\.confidence).max() ?? 0))\n".utf8))
+                FileHandle.standardError.write(Data("READ@\(Int(Self.traceStart.millisecondsElapsed - t0.millisecondsElapsed)) r\(region.row)-\(region.index) q\(turns) \(thresholding == .global ? "global" : "\(thresholding)")\(tag) \(turned.width)x\(turned.height) \(String(format: "%.0f", t0.millisecondsElapsed)) ms lines \(page.lines.count) best \(Int(page.lines.map(\.confidence).max() ?? 0))\n".utf8))
             }
             if let folder = Self.debugFolder {
                 let text = page.lines.map { "\(Int($0.confidence)) \($0.text)" }.joined(separator: " | ")
@@ -1466,6 +1466,8 @@ public struct RegionReader: Sendable {
 
     /// `SHELFSCAN_TRACE_READS=1`: every recognition on stderr (region, turn, threshold, size,
     /// milliseconds, lines, best confidence), to see where OCR time goes.
+    /// When the first trace line was written: reads and passes are traced at their start from it.
+    static let traceStart = ContinuousClock.now
     static let traceReads = ProcessInfo.processInfo.environment["SHELFSCAN_TRACE_READS"] != nil
     /// `SHELFSCAN_TRACE_READS=letters`: `PIECES` lines list every letter's box, not only their count.
     static let traceLetters = ProcessInfo.processInfo.environment["SHELFSCAN_TRACE_READS"] == "letters"

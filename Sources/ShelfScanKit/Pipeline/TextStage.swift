@@ -151,7 +151,7 @@ struct TextStage {
             // Once the budget is spent, a pass reads nothing new (`ReadBudget`); what was read
             // ahead is still taken.
             guard !picked.isEmpty, ahead != nil || reader.budget?.isSpent != true else { return }
-            if RegionReader.traceReads { FileHandle.standardError.write(Data("PASS \(pass) \(picked.count) regions\n".utf8)) }
+            if RegionReader.traceReads { FileHandle.standardError.write(Data("PASS \(pass) \(picked.count) regions @\(Int(RegionReader.traceStart.millisecondsElapsed))\n".utf8)) }
             clock = .now
             let before = picked.map { lines[$0] }
             let read = if let ahead {
@@ -167,7 +167,7 @@ struct TextStage {
                 added += l.count
             }
             findings.ocrMilliseconds += clock.millisecondsElapsed
-            if RegionReader.traceReads { FileHandle.standardError.write(Data("PASS \(pass) done: \(Int(clock.millisecondsElapsed)) ms, \(added) lines\n".utf8)) }
+            if RegionReader.traceReads { FileHandle.standardError.write(Data("PASS \(pass) done: \(Int(clock.millisecondsElapsed)) ms, \(added) lines @\(Int(RegionReader.traceStart.millisecondsElapsed))\n".utf8)) }
             guard added > 0 else { return }
             clock = .now
             (findings.books, findings.unidentified) = match(lines: lines, regions: regions, coverLike: false, memo: memo)
