@@ -1572,6 +1572,17 @@ public final class OCRWorkers: @unchecked Sendable {
         return secondWorkers
     }
 
+    /// Starts loading one engine on another thread when none exists yet (a model takes about
+    /// 50 ms of a core to load): the photo is decoded meanwhile, one core otherwise idle. A
+    /// model that fails to load fails the first reading as it would have.
+    public func prewarm() {
+        condition.lock()
+        let none = created == 0
+        condition.unlock()
+        guard none else { return }
+        DispatchQueue.global().async { [self] in _ = try? withEngine { _ in } }
+    }
+
     /// Runs `body` with an engine nobody else holds meanwhile, waiting for one if all are busy.
     public func withEngine<T>(_ body: (TesseractEngine) throws(ShelfScanError) -> T) throws(ShelfScanError) -> T {
         let engine = try checkout()

@@ -89,7 +89,10 @@ public struct ShelfScanner: Sendable {
     public func scan(path: String) -> ImageResult {
         let start = ContinuousClock.now
         // The matcher is built while the photo is decoded and first read (`PendingMatcher`).
-        if options.mode != .barcode { text.matchers() }
+        if options.mode != .barcode {
+            text.matchers()
+            text.workers.prewarm()
+        }
         var timings = StageTimings()
         let loaded: LoadedImage
         do {
