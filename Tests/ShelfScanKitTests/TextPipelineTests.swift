@@ -1158,6 +1158,73 @@ struct TextPipelineTests {
         #expect(counts.values == [1, 0, 1, 0, 1, 1], "reads per region: \(counts.values)")
     }
 
+    @Test("the next pass read ahead: only once the pass has handed out its spines, on an idle engine, each spine after the pass read it, on its lines and the pass's")
+    func passAhead() async throws {
+        let regions = (0..<4).map { i in
+            TextRegion(layout: .spine, box: BoundingBox(x: 100 * i, y: 0, width: 60, height: 400), lean: 0,
+                       typicalThickness: 40, row: 0, index: i)
+        }
+        @Sendable func line(_ text: String, _ r: Int) -> ReadLine {
+            ReadLine(text: text, confidence: 90, box: regions[r].box, textHeight: 30, quarterTurns: 3)
+        }
+        let pool = OCRWorkers(tessdata: Fixtures.models, size: 1)
+        try await offPool { try pool.withEngine { _ in } }
+        let counts = ReadCounts(regions.count)
+        let ahead = PassAhead(regions: regions, pool: pool)
+        defer { ahead.stop() }
+        ahead.plan(pass: 3, read: { region, before, _ in
+            counts.add(region.index)
+            return before.map { line("after " + $0.text, region.index) }
+        }, tasks: [PassAhead.Task(region: 0, key: [1], lines: [line("a", 0)], waits: true),
+                   PassAhead.Task(region: 1, key: [3], lines: [line("b", 1)], waits: false),
+                   PassAhead.Task(region: 2, key: [1], lines: [line("c", 2)], waits: true)], keepingBest: false)
+        func settle() async throws { try await Task.sleep(for: .milliseconds(60)) }
+        try await settle()
+        #expect(counts.values == [0, 0, 0, 0], "read before the pass handed out its spines")
+        // The engine held by the pass: nothing read ahead meanwhile.
+        let held = try await offPool {
+            try pool.withEngine { _ in
+                ahead.note(0, [line("x", 0)])
+                ahead.openUp()
+                Thread.sleep(forTimeInterval: 0.06)
+                return counts.values
+            }
+        }
+        #expect(held == [0, 0, 0, 0], "read on an engine the pass held")
+        // (The deadline only keeps a broken reader from hanging the test.)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while counts.values != [1, 1, 0, 0], ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try await settle()
+        #expect(counts.values == [1, 1, 0, 0], "region 2 waits for the pass's reading of it")
+        let (done, pending) = ahead.claim(3)
+        #expect(pending.isEmpty)
+        #expect(done[0]?.before.map(\.text) == ["a", "x"] && done[0]?.lines.map(\.text) == ["after a", "after x"])
+        #expect(done[1]?.before.map(\.text) == ["b"] && done[1]?.key == [3])
+        ahead.note(2, [line("y", 2)])
+        ahead.openUp()
+        try await settle()
+        #expect(counts.values == [1, 1, 0, 0], "read after its pass was claimed")
+        #expect(ahead.claim(3).done.isEmpty)
+    }
+
+    @Test("a reading ahead stands only for a spine the pass reads, on the same lines, with the same inputs")
+    func readingsAheadStanding() {
+        let box = BoundingBox(x: 0, y: 0, width: 40, height: 400)
+        let a = ReadLine(text: "DUNE", confidence: 90, box: box, textHeight: 30, quarterTurns: 3)
+        let b = ReadLine(text: "FRANK HERBERT", confidence: 85, box: box, textHeight: 30, quarterTurns: 3)
+        let lines = [[a], [a, b], [b], []]
+        let read = [ReadLine(text: "ahead", confidence: 70, box: box, textHeight: 30, quarterTurns: 1)]
+        let early: [Int: PassAhead.Reading] = [
+            0: .init(before: [a], key: [3], lines: read),       // stands
+            1: .init(before: [a], key: [3], lines: read),       // its lines have changed since
+            2: .init(before: [b], key: [1], lines: read),       // the photo's direction for it has
+            3: .init(before: [], key: [3], lines: read),        // not read by the pass
+        ]
+        let taken = TextStage.standing(early, picked: [0, 1, 2], lines: lines, inputs: { _ in [3] })
+        #expect(taken.keys.sorted() == [0])
+        #expect(taken[0] == read)
+    }
+
     /// How many times each region was read. `@unchecked Sendable`: `counts` only under `lock`.
     final class ReadCounts: @unchecked Sendable {
         private let lock = NSLock()

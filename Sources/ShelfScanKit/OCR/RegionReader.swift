@@ -1613,6 +1613,27 @@ public final class OCRWorkers: @unchecked Sendable {
         }
     }
 
+    private var photos = 0
+
+    /// A photo is being scanned with these engines (`ShelfScanner`), until `endPhoto`.
+    public func beginPhoto() { condition.lock(); photos += 1; condition.unlock() }
+    public func endPhoto() { condition.lock(); photos -= 1; condition.unlock() }
+
+    /// Whether at most one photo is being scanned with these engines: an idle engine is then an
+    /// idle core (with two photos at once, the other's decoding and matching use it).
+    public var oneAtATime: Bool { condition.lock(); defer { condition.unlock() }; return photos <= 1 }
+
+    /// An engine nobody holds, without waiting or loading one; nil if all are held (for work
+    /// that may wait: `PassAhead`). Handed back by `giveBack`.
+    func borrowIdle() -> TesseractEngine? {
+        condition.lock()
+        defer { condition.unlock() }
+        return idle.popLast()
+    }
+
+    /// An engine from `borrowIdle`, handed back.
+    func giveBack(_ engine: TesseractEngine) { checkin(engine) }
+
     private func checkin(_ engine: TesseractEngine) {
         condition.lock()
         idle.append(engine)

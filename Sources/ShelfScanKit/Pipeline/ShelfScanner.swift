@@ -88,6 +88,8 @@ public struct ShelfScanner: Sendable {
     /// Scans one image file. Never throws: a failure is reported in the result's `error`.
     public func scan(path: String) -> ImageResult {
         let start = ContinuousClock.now
+        text.workers.beginPhoto()
+        defer { text.workers.endPhoto() }
         // The matcher is built while the photo is decoded and first read (`PendingMatcher`).
         if options.mode != .barcode {
             text.matchers()
@@ -109,7 +111,9 @@ public struct ShelfScanner: Sendable {
 
     /// Scans an already decoded image (a frame from a stream, an image in memory).
     public func scan(_ loaded: LoadedImage) -> ImageResult {
-        scan(loaded, timings: StageTimings(), start: .now)
+        text.workers.beginPhoto()
+        defer { text.workers.endPhoto() }
+        return scan(loaded, timings: StageTimings(), start: .now)
     }
 
     private func scan(_ loaded: LoadedImage, timings: StageTimings, start: ContinuousClock.Instant) -> ImageResult {

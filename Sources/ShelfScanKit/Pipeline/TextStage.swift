@@ -106,11 +106,43 @@ struct TextStage {
         return findings
     }
 
+    /// A retry pass over the spines that named no book (`readSpines`).
+    struct Pass {
+        let name: String
+        /// Its lines replace the ones read over the same ink when read better (`RegionReader.keepBest`).
+        var keepingBest = false
+        /// Whether it runs, asked when its turn comes.
+        let runs: () -> Bool
+        /// The regions it reads.
+        let picks: () -> [Int]
+        /// Its reading of a region (given the lines read on it so far), with what it takes from
+        /// the photo as it stands; and, for each region, those inputs (`PassAhead.Reading.key`).
+        let prepare: () -> (read: PassAhead.Read, inputs: (Int) -> [Int])
+    }
+
+    /// The readings ahead (`PassAhead`) a pass takes instead of reading: of regions it reads
+    /// (`picked`), read on the lines they hold now (`lines`) with the inputs the pass takes
+    /// from the photo now (`inputs`). Any other was read on a photo the pass does not see.
+    static func standing(_ early: [Int: PassAhead.Reading], picked: [Int], lines: [[ReadLine]],
+                         inputs: (Int) -> [Int]) -> [Int: [ReadLine]] {
+        var taken: [Int: [ReadLine]] = [:]
+        for r in picked {
+            if let e = early[r], e.before == lines[r], e.key == inputs(r) { taken[r] = e.lines }
+        }
+        return taken
+    }
+
+    /// `SHELFSCAN_PASS_AHEAD=off`: each pass waits for the one before it (`PassAhead`; for measuring).
+    static let passAhead = ProcessInfo.processInfo.environment["SHELFSCAN_PASS_AHEAD"] != "off"
+
     /// A spine reading naming this many books or fewer may have taken the photo the wrong way.
     static let fewBooks = 1
 
     /// Reads `regions` as spines and matches what they say.
-    func readSpines(_ regions: [TextRegion], in image: PixImage, into findings: inout TextFindings) throws(ShelfScanError) {
+    func readSpines(_ regions: [TextRegion], in image: PixImage, into result: inout TextFindings) throws(ShelfScanError) {
+        // A local copy: the passes' closures below hold it.
+        var findings = result
+        defer { result = findings }
         let memo = MatchMemo()
         var clock = ContinuousClock.now
         let everyReading = try read(regions, in: image)
@@ -144,25 +176,49 @@ struct TextStage {
         /// `picked` regions read once more by `body` (given a region and what it read so far):
         /// what it reads is added, and everything matched again when anything was.
         /// `ahead`: the pass's readings started early (`ReadAhead`), instead of `body`.
+        /// `known`: what regions read ahead (`PassAhead`), taken instead of reading them;
+        /// `passAhead`: told what the pass reads and when its last region is handed out.
         func readAgain(_ pass: String, _ picked: [Int], keepingBest: Bool = false, with pool: OCRWorkers? = nil, ahead: ReadAhead? = nil,
+                       known: [Int: [ReadLine]] = [:], later: [Int] = [], passAhead: PassAhead? = nil, k: Int = -1,
+                       inputs: (Int) -> [Int] = { _ in [] },
                        _ body: @escaping @Sendable (TextRegion, [ReadLine], TesseractEngine) throws(ShelfScanError) -> [ReadLine])
             throws(ShelfScanError)
         {
             // Once the budget is spent, a pass reads nothing new (`ReadBudget`); what was read
             // ahead is still taken.
             guard !picked.isEmpty, ahead != nil || reader.budget?.isSpent != true else { return }
-            if RegionReader.traceReads { FileHandle.standardError.write(Data("PASS \(pass) \(picked.count) regions @\(Int(RegionReader.traceStart.millisecondsElapsed))\n".utf8)) }
+            if RegionReader.traceReads { FileHandle.standardError.write(Data("PASS \(pass) \(picked.count) regions, \(known.count) read ahead, \(later.count) under way @\(Int(RegionReader.traceStart.millisecondsElapsed))\n".utf8)) }
             clock = .now
-            let before = picked.map { lines[$0] }
-            let read = if let ahead {
-                try ahead.results(for: picked, workers: (pool ?? workers).size)
-            } else {
-                try readEach(picked.map { regions[$0] }, with: pool) { i, region, engine throws(ShelfScanError) in
+            let waiting = Set(later)
+            let toRead = picked.filter { known[$0] == nil && !waiting.contains($0) }
+            for (r, l) in known { passAhead?.note(r, l) }
+            if toRead.isEmpty { passAhead?.openUp() }
+            func readNow(_ some: [Int]) throws(ShelfScanError) -> [[ReadLine]] {
+                let before = some.map { lines[$0] }
+                return try readEach(some.map { regions[$0] }, with: pool, onRead: { i, l in passAhead?.note(some[i], l) },
+                                    onDrained: { passAhead?.openUp() }) { i, region, engine throws(ShelfScanError) in
                     try body(region, before[i], engine)
                 }
             }
+            let read = if let ahead {
+                try ahead.results(for: toRead, workers: (pool ?? workers).size)
+            } else {
+                try readNow(toRead)
+            }
+            var readings = known.merging(zip(toRead, read)) { a, _ in a }
+            // The spines still being read ahead when the pass began: taken as the others, or read now.
+            if !later.isEmpty, let passAhead {
+                let arrived = Self.standing(passAhead.wait(for: k), picked: later, lines: lines, inputs: inputs)
+                for (r, l) in arrived {
+                    readings[r] = l
+                    passAhead.note(r, l)
+                }
+                let again = later.filter { arrived[$0] == nil }
+                for (r, l) in zip(again, try readNow(again)) { readings[r] = l }
+            }
             var added = 0
-            for (r, l) in zip(picked, read) {
+            for r in picked {
+                let l = readings[r] ?? []
                 lines[r] = keepingBest ? RegionReader.keepBest(lines[r] + l) : lines[r] + l
                 added += l.count
             }
@@ -217,193 +273,228 @@ struct TextStage {
                               read: secondReading(sureDirections()))
         }
         defer { ahead?.stop() }
-        // Spines that named no book though a line on them was read surely: their band read
-        // alone, both ways (the sure line may be upside-down capitals); where both ways read
-        // the same ink, the surer reading stands. Real shelves, deadline off: 309 of 615 found,
-        // 331 returned, against 307 and 328 reading the band of every spine that had a line
-        // dropped at first; the 12 MP shelf 3.1-3.2 s to 2.7-2.8 s cold, the same 52 books.
-        // Only on photos where some spine named a book (as the rescaled readings, below): a
-        // front cover read as spines names none, and is read as a cover next.
-        if Self.bandAgain, !findings.books.isEmpty {
-            try readAgain("band", unnamed([.spine, .lyingSpine]), keepingBest: true) { [reader] region, before, engine throws(ShelfScanError) in
-                try reader.readBand(region, in: image, engine: engine, besides: before)
-            }
-        }
-        // A standing spine that named no book may carry its title across it (hardbacks,
-        // big-name paperbacks: "STEPHEN KING" along, "DOCTOR / SLEEP" across): those wide
-        // enough to hold a word across are read upright too, and everything is matched again.
-        if readAcross {
-            try readAgain("across", unnamed([.spine])) { [reader] region, _, engine throws(ShelfScanError) in
-                try reader.readAcross(region, in: image, engine: engine)
-            }
-        }
-        // Spines that still name no book may carry their title in a paler ink or colour than
-        // the author's name read surely beside it, or be worn pale whole, lost to Tesseract's one
-        // threshold: their lines of letters are found at a low Sauvola k and each read cut out,
-        // in the sure line's direction or the photo's usual one (`RegionReader.readAlongLines`).
-        // The lines cut out do not count as letters read on a spine for the passes below
-        // (`alongCascade`).
-        if readAlong, findings.books.count >= Self.shelfBooks {
-            let votes = Self.along == "sure" ? nil : sureDirections()
-            let picked = Self.along == "lettered" ? unnamedWithLetters(all: false) : unnamed([.spine, .lyingSpine])
-            try readAgain("along", picked) { [reader] region, before, engine throws(ShelfScanError) in
-                try reader.readAlongLines(region, in: image, engine: engine, besides: before, turns: votes?.usualTurns(of: region))
-            }
-        }
-        // Spines that still name no book may carry a title in letters far smaller than the
-        // author's name beside it: those are read again for their small letters alone.
-        // This and the passes below (rescaled, leaned) run only on photos where spines named
-        // `shelfBooks` books or more: a front cover read as a pile of lying lines names one
-        // from its title, and reading its tagline and publisher's lines again cost the cover
-        // benchmark 270 ms of its 700 for nothing. Real shelves, deadline off: 383 / 404 / 21
-        // found / returned / wrong against 382 / 403 / 21 (Heroes and Villains on suzanne1,
-        // found in one run of two of the same code); SampleImages 258 both ways.
-        if Self.smallLetters, findings.books.count >= Self.shelfBooks {
-            try readAgain("small", unnamed([.spine, .lyingSpine])) { [reader] region, before, engine throws(ShelfScanError) in
-                try reader.readSmallLetters(region, in: image, engine: engine, besides: before)
-            }
-        }
-        // Spines still naming no book whose letters come in pieces of different sizes along
-        // them (an author's name in big capitals, the title small beside it): each piece read
-        // alone at its own size, in the line read surely's direction or the photo's usual one.
-        // (Reading a front cover's lines piece by piece cost the cover benchmark 130 ms, 740 to
-        // 870, for nothing, before `shelfBooks` held back this pass.)
-        // The same measure, on a spine with no sure line whose letters are not of mixed sizes
-        // along it, picks the longest line of letters of each piece, cut out tightly and read
-        // alone, every way (`RegionReader.TightReading`). Real shelves, deadline off: 419 / 439
-        // / 20 found / returned / wrong -> 423 / 444 / 21, CPU the same; the 12 MP shelf about
-        // +50 ms (one spine read both ways for nothing).
-        if readPieces, findings.books.count >= Self.shelfBooks {
-            let votes = sureDirections()
-            let named = findings.books.flatMap { $0.evidence.map(\.box) }
-            try readAgain("pieces", unnamed([.spine, .lyingSpine])) { [reader] region, before, engine throws(ShelfScanError) in
-                // Pieces lie along the spine: a sure line read across it (upright) says nothing
-                // of their direction.
-                let sure = reader.sureLines(before, on: region).filter { region.quarterTurns.contains($0.quarterTurns) }
-                    .max(by: { $0.confidence < $1.confidence })
-                let tight = Self.tight && (sure == nil || Self.tightEverywhere)
-                    ? RegionReader.TightReading(turns: sure.map { [$0.quarterTurns] } ?? region.quarterTurns, avoiding: named) : nil
-                return try reader.readPieces(region, in: image, engine: engine, turns: sure.map { [$0.quarterTurns] } ?? votes.usualTurns(of: region),
-                                             tight: tight)
-            }
-        }
-        // Spines still naming no book, though a line on them was read surely: the title may be
-        // far larger or smaller than the thickness suggested. Read again half as large again,
-        // then, when that reading names no book alone or beside the sure line, two thirds as
-        // large, in the sure line's direction; the photo is matched once afterwards.
-        if !Self.rescale.isEmpty, findings.books.count >= Self.shelfBooks {
-            try readAgain("rescaled", unnamed([.spine, .lyingSpine])) { [reader, matcher, minimumScore] region, before, engine throws(ShelfScanError) in
-                let sure = reader.sureLines(before, on: region)
-                var added: [ReadLine] = []
-                for scale in Self.rescale {
-                    let read = try reader.readRescaled(region, in: image, engine: engine, factor: scale, besides: before)
-                    added += read
-                    if Self.names(read, besides: sure, matcher: matcher, minimumScore: minimumScore) { break }
+        /// Which way the photo reads for `r` (`DirectionVotes.usualTurns`), as a pass's input.
+        func usual(_ votes: DirectionVotes) -> (Int) -> [Int] { { r in votes.usualTurns(of: regions[r]) } }
+        let noInputs: (Int) -> [Int] = { _ in [] }
+        let shelf = { findings.books.count >= Self.shelfBooks }
+        let passes: [Pass] = [
+            // Spines that named no book though a line on them was read surely: their band read
+            // alone, both ways (the sure line may be upside-down capitals); where both ways read
+            // the same ink, the surer reading stands. Real shelves, deadline off: 309 of 615 found,
+            // 331 returned, against 307 and 328 reading the band of every spine that had a line
+            // dropped at first; the 12 MP shelf 3.1-3.2 s to 2.7-2.8 s cold, the same 52 books.
+            // Only on photos where some spine named a book (as the rescaled readings, below): a
+            // front cover read as spines names none, and is read as a cover next.
+            Pass(name: "band", keepingBest: true, runs: { Self.bandAgain && !findings.books.isEmpty }, picks: { unnamed([.spine, .lyingSpine]) }) { [reader] in
+                ({ region, before, engine throws(ShelfScanError) in try reader.readBand(region, in: image, engine: engine, besides: before) }, noInputs)
+            },
+            // A standing spine that named no book may carry its title across it (hardbacks,
+            // big-name paperbacks: "STEPHEN KING" along, "DOCTOR / SLEEP" across): those wide
+            // enough to hold a word across are read upright too, and everything is matched again.
+            Pass(name: "across", runs: { readAcross }, picks: { unnamed([.spine]) }) { [reader] in
+                ({ region, _, engine throws(ShelfScanError) in try reader.readAcross(region, in: image, engine: engine) }, noInputs)
+            },
+            // Spines that still name no book may carry their title in a paler ink or colour than
+            // the author's name read surely beside it, or be worn pale whole, lost to Tesseract's one
+            // threshold: their lines of letters are found at a low Sauvola k and each read cut out,
+            // in the sure line's direction or the photo's usual one (`RegionReader.readAlongLines`).
+            // The lines cut out do not count as letters read on a spine for the passes below
+            // (`alongCascade`).
+            Pass(name: "along", runs: { readAlong && shelf() },
+                 picks: { Self.along == "lettered" ? unnamedWithLetters(all: false) : unnamed([.spine, .lyingSpine]) }) { [reader] in
+                let votes = Self.along == "sure" ? nil : sureDirections()
+                return ({ region, before, engine throws(ShelfScanError) in
+                    try reader.readAlongLines(region, in: image, engine: engine, besides: before, turns: votes?.usualTurns(of: region))
+                }, votes.map(usual) ?? noInputs)
+            },
+            // Spines that still name no book may carry a title in letters far smaller than the
+            // author's name beside it: those are read again for their small letters alone.
+            // This and the passes below (rescaled, leaned) run only on photos where spines named
+            // `shelfBooks` books or more: a front cover read as a pile of lying lines names one
+            // from its title, and reading its tagline and publisher's lines again cost the cover
+            // benchmark 270 ms of its 700 for nothing. Real shelves, deadline off: 383 / 404 / 21
+            // found / returned / wrong against 382 / 403 / 21 (Heroes and Villains on suzanne1,
+            // found in one run of two of the same code); SampleImages 258 both ways.
+            Pass(name: "small", runs: { Self.smallLetters && shelf() }, picks: { unnamed([.spine, .lyingSpine]) }) { [reader] in
+                ({ region, before, engine throws(ShelfScanError) in try reader.readSmallLetters(region, in: image, engine: engine, besides: before) }, noInputs)
+            },
+            // Spines still naming no book whose letters come in pieces of different sizes along
+            // them (an author's name in big capitals, the title small beside it): each piece read
+            // alone at its own size, in the line read surely's direction or the photo's usual one.
+            // (Reading a front cover's lines piece by piece cost the cover benchmark 130 ms, 740 to
+            // 870, for nothing, before `shelfBooks` held back this pass.)
+            // The same measure, on a spine with no sure line whose letters are not of mixed sizes
+            // along it, picks the longest line of letters of each piece, cut out tightly and read
+            // alone, every way (`RegionReader.TightReading`). Real shelves, deadline off: 419 / 439
+            // / 20 found / returned / wrong -> 423 / 444 / 21, CPU the same; the 12 MP shelf about
+            // +50 ms (one spine read both ways for nothing).
+            Pass(name: "pieces", runs: { readPieces && shelf() }, picks: { unnamed([.spine, .lyingSpine]) }) { [reader] in
+                let votes = sureDirections()
+                let named = findings.books.flatMap { $0.evidence.map(\.box) }
+                let namedKey = named.flatMap { [$0.x, $0.y, $0.width, $0.height] }
+                return ({ region, before, engine throws(ShelfScanError) in
+                    // Pieces lie along the spine: a sure line read across it (upright) says nothing
+                    // of their direction.
+                    let sure = reader.sureLines(before, on: region).filter { region.quarterTurns.contains($0.quarterTurns) }
+                        .max(by: { $0.confidence < $1.confidence })
+                    let tight = Self.tight && (sure == nil || Self.tightEverywhere)
+                        ? RegionReader.TightReading(turns: sure.map { [$0.quarterTurns] } ?? region.quarterTurns, avoiding: named) : nil
+                    return try reader.readPieces(region, in: image, engine: engine, turns: sure.map { [$0.quarterTurns] } ?? votes.usualTurns(of: region),
+                                                 tight: tight)
+                }, { r in votes.usualTurns(of: regions[r]) + namedKey })
+            },
+            // Spines still naming no book, though a line on them was read surely: the title may be
+            // far larger or smaller than the thickness suggested. Read again half as large again,
+            // then, when that reading names no book alone or beside the sure line, two thirds as
+            // large, in the sure line's direction; the photo is matched once afterwards.
+            Pass(name: "rescaled", runs: { !Self.rescale.isEmpty && shelf() }, picks: { unnamed([.spine, .lyingSpine]) }) { [reader, matcher, minimumScore] in
+                ({ region, before, engine throws(ShelfScanError) in
+                    let sure = reader.sureLines(before, on: region)
+                    var added: [ReadLine] = []
+                    for scale in Self.rescale {
+                        let read = try reader.readRescaled(region, in: image, engine: engine, factor: scale, besides: before)
+                        added += read
+                        if Self.names(read, besides: sure, matcher: matcher, minimumScore: minimumScore) { break }
+                    }
+                    return added
+                }, noInputs)
+            },
+            // Spines still naming no book whose letters, as first scaled, are small: read again
+            // scaled so that they stand about 30 pixels tall (`RegionReader.readLetterSized`), both
+            // ways unless a line was read surely. What it reads is kept only where it names a book,
+            // alone or beside the spine's sure lines: the lines of junk it reads elsewhere split the
+            // runs of lines matched (eight lines between gardening's "IN PARTICULAR" and "ANGELA
+            // KING" lost *England in Particular*). Real shelves 448 / 463 / 15 -> 452 / 468 / 16;
+            // the 12 MP shelf about +0.6 s (README, Accuracy and Performance, twenty-sixth session).
+            Pass(name: "sized", runs: { Self.letterSized != "off" && shelf() }, picks: { unnamed([.spine, .lyingSpine]) }) { [reader, matcher, minimumScore] in
+                let votes = sureDirections()
+                return ({ region, before, engine throws(ShelfScanError) in
+                    let read = try reader.readLetterSized(region, in: image, engine: engine, turns: Self.letterSized == "usual" ? votes.usualTurns(of: region) : region.quarterTurns, besides: before)
+                    guard Self.sizedKeepNamed else { return read }
+                    return Self.names(read, besides: reader.sureLines(before, on: region), matcher: matcher, minimumScore: minimumScore) ? read : []
+                }, Self.letterSized == "usual" ? usual(votes) : noInputs)
+            },
+            // Spines still naming no book, with letters read on them: the edges' lean is known to
+            // within a degree (the search's step is two), and a degree off puts the ends of a thin
+            // spine's text onto its neighbours. Read again turned a degree either way, the band
+            // alone, the photo's usual direction (`RegionReader.readLeaned`). Real shelves, deadline
+            // off: 310 to 325 of 615 found, 331 to 350 returned, 21 to 25 wrongly (-1 alone 315,
+            // +1 alone 316); the 12 MP shelf +0.1 s; on every unnamed spine, letters seen or not,
+            // 322 and 348 (measured before the usual-direction choice and the half-degree turn), +0.35 s.
+            Pass(name: "leaned", runs: { !Self.leaned.isEmpty && shelf() }, picks: { unnamed([.spine, .lyingSpine]) }) { [reader] in
+                let votes = sureDirections()
+                return ({ region, before, engine throws(ShelfScanError) in
+                    guard before.contains(where: { region.holds($0.box) && (Self.alongCascade || !$0.cutOut) }) else { return [] }
+                    var added: [ReadLine] = []
+                    for delta in Self.leaned {
+                        added += try reader.readLeaned(region, in: image, engine: engine, delta: delta, turns: votes.usualTurns(of: region))
+                    }
+                    return added
+                }, usual(votes))
+            },
+            // Spines still naming no book, with letters read on them: read as sparse text, in the
+            // photo's usual direction, the fast model first, the second model after its own reading
+            // (`RegionReader.readSparse`: a picture beside the title spoils a block reading, where
+            // Tesseract takes the picture for lines). Real shelves, deadline off: 341 to 348 of 615
+            // found, 362 to 371 returned (21 to 23 wrongly) with the fast model, 351 and 374 with
+            // both, CPU +5% each (eval runs 851, 895, 942 s); every unnamed spine, letters read or
+            // not, 354 / 378 / 24, but 19 sparse readings (385 ms of CPU) instead of 4 on the 12 MP
+            // shelf. Photos where spines named two books or more only, as the second model's pass.
+            Pass(name: "sparse", runs: { Self.sparse != "off" && shelf() }, picks: { unnamedWithLetters(all: Self.sparse == "all") }) { [reader] in
+                let votes = sureDirections()
+                return ({ region, _, engine throws(ShelfScanError) in
+                    try reader.readSparse(region, in: image, engine: engine, turns: votes.usualTurns(of: region))
+                }, usual(votes))
+            },
+            // Spines still naming no book, with letters read on them: their crop turned gray by each
+            // pixel's darkest channel instead of luminance, read once in the photo's usual direction
+            // (`PixImage.darkestChannel`): a title printed in orange or yellow on a cream spine is
+            // about as light as the spine by luminance, and dark against it in the blue channel (Mary
+            // Renault's Penguins: "Mary Renault" in black read, "Fire From Heaven" in orange not).
+            // Real shelves, deadline off: 395 / 418 / 23 found / returned / wrong -> 402 / 424 / 22,
+            // CPU +1% (the 12 MP shelf +40 ms). Measured and left out: both directions 405 / 427 / 22
+            // and every unnamed spine 405 / 428 / 23, each +4% CPU (the gains mostly books that come
+            // and go between runs); the whole first reading with its retries, 407 / 432 / 25, +14%.
+            Pass(name: "colour", keepingBest: true, runs: { Self.colour != "off" && shelf() }, picks: { unnamedWithLetters(all: Self.colour == "all") }) { [reader] in
+                var darkest = reader
+                darkest.darkestChannel = true
+                let votes = sureDirections()
+                return ({ [darkest] region, _, engine throws(ShelfScanError) in
+                    try darkest.readOnce(region, in: image, engine: engine, turns: votes.usualTurns(of: region), tag: "-colour")
+                }, usual(votes))
+            },
+            // Spines still naming no book: their crop turned gray along its main axis of hue, read
+            // once in the photo's usual direction (`RegionReader.readChroma`): a title set apart
+            // from its spine by colour alone (red letters on dark green) is one gray by luminance.
+            Pass(name: "chroma", keepingBest: true, runs: { readByHue && shelf() }, picks: {
+                switch Self.chroma {
+                case "every": unnamed([.spine, .lyingSpine], letterless: true)
+                case "read": unnamedWithLetters(all: false)
+                default: unnamed([.spine, .lyingSpine])
                 }
-                return added
-            }
-        }
-        // Spines still naming no book whose letters, as first scaled, are small: read again
-        // scaled so that they stand about 30 pixels tall (`RegionReader.readLetterSized`), both
-        // ways unless a line was read surely. What it reads is kept only where it names a book,
-        // alone or beside the spine's sure lines: the lines of junk it reads elsewhere split the
-        // runs of lines matched (eight lines between gardening's "IN PARTICULAR" and "ANGELA
-        // KING" lost *England in Particular*). Real shelves 448 / 463 / 15 -> 452 / 468 / 16;
-        // the 12 MP shelf about +0.6 s (README, Accuracy and Performance, twenty-sixth session).
-        if Self.letterSized != "off", findings.books.count >= Self.shelfBooks {
-            let votes = sureDirections()
-            try readAgain("sized", unnamed([.spine, .lyingSpine])) { [reader, matcher, minimumScore] region, before, engine throws(ShelfScanError) in
-                let read = try reader.readLetterSized(region, in: image, engine: engine, turns: Self.letterSized == "usual" ? votes.usualTurns(of: region) : region.quarterTurns, besides: before)
-                guard Self.sizedKeepNamed else { return read }
-                return Self.names(read, besides: reader.sureLines(before, on: region), matcher: matcher, minimumScore: minimumScore) ? read : []
-            }
-        }
-        // Spines still naming no book, with letters read on them: the edges' lean is known to
-        // within a degree (the search's step is two), and a degree off puts the ends of a thin
-        // spine's text onto its neighbours. Read again turned a degree either way, the band
-        // alone, the photo's usual direction (`RegionReader.readLeaned`). Real shelves, deadline
-        // off: 310 to 325 of 615 found, 331 to 350 returned, 21 to 25 wrongly (-1 alone 315,
-        // +1 alone 316); the 12 MP shelf +0.1 s; on every unnamed spine, letters seen or not,
-        // 322 and 348 (measured before the usual-direction choice and the half-degree turn), +0.35 s.
-        if !Self.leaned.isEmpty, findings.books.count >= Self.shelfBooks {
-            let votes = sureDirections()
-            try readAgain("leaned", unnamed([.spine, .lyingSpine])) { [reader] region, before, engine throws(ShelfScanError) in
-                guard before.contains(where: { region.holds($0.box) && (Self.alongCascade || !$0.cutOut) }) else { return [] }
-                var added: [ReadLine] = []
-                for delta in Self.leaned {
-                    added += try reader.readLeaned(region, in: image, engine: engine, delta: delta, turns: votes.usualTurns(of: region))
+            }) { [reader] in
+                let votes = sureDirections()
+                return ({ region, _, engine throws(ShelfScanError) in
+                    try reader.readChroma(region, in: image, engine: engine, turns: Self.chromaBothWays ? region.quarterTurns : votes.usualTurns(of: region))
+                }, Self.chromaBothWays ? noInputs : usual(votes))
+            },
+            // Spines still naming no book, with letters read on them: their crop read once more as
+            // each pixel's distance from its ground's gray, in the photo's usual direction
+            // (`RegionReader.readDistance`): a title lighter than its spine beside a name darker than
+            // it read in one go (orange Penguins: "UNCLE FRED IN" in white beside "P.G. WODEHOUSE"
+            // in black, lost to Tesseract's one threshold).
+            Pass(name: "distance", keepingBest: true, runs: { Self.distance != "off" && shelf() }, picks: { unnamedWithLetters(all: Self.distance == "all") }) { [reader] in
+                let votes = sureDirections()
+                return ({ region, _, engine throws(ShelfScanError) in
+                    try reader.readDistance(region, in: image, engine: engine, turns: votes.usualTurns(of: region))
+                }, usual(votes))
+            },
+            // Spines still naming no book, with letters read on them: their crop widened by 0.35 of
+            // its thickness on each side, read once in the photo's usual direction
+            // (`RegionReader.readWidened`): an edge found through a spine's label cuts its title
+            // lengthwise. With the distance reading above, real shelves 440 / 460 / 20 found /
+            // returned / not labelled -> 442 / 462 / 20, eval CPU +10%; the 12 MP shelf +0.3 s (see
+            // README, Accuracy, twenty-third session).
+            Pass(name: "wide", keepingBest: true, runs: { Self.widened != "off" && shelf() },
+                 picks: { Self.widened == "all" ? unnamed([.spine, .lyingSpine]) : unnamedWithLetters(all: false) }) { [reader] in
+                let votes = sureDirections()
+                return ({ region, _, engine throws(ShelfScanError) in
+                    try reader.readWidened(region, in: image, engine: engine, turns: votes.usualTurns(of: region))
+                }, usual(votes))
+            },
+        ]
+        // Each pass in turn, the one after it read ahead meanwhile on the cores it leaves idle
+        // (`PassAhead`; not under a reading budget, which the readings ahead would spend).
+        let passAhead = Self.passAhead && reader.budget == nil ? PassAhead(regions: regions, pool: workers) : nil
+        defer { passAhead?.stop() }
+        for (k, pass) in passes.enumerated() {
+            let (early, pending) = passAhead?.claim(k) ?? ([:], [])
+            guard pass.runs() else { continue }
+            let picked = pass.picks()
+            guard !picked.isEmpty, reader.budget?.isSpent != true else { continue }
+            let (read, inputs) = pass.prepare()
+            // The readings ahead that stand; the ones under way are waited for after the others.
+            let known = Self.standing(early, picked: picked, lines: lines, inputs: inputs)
+            let wanted = Set(picked)
+            let later = pending.filter { wanted.contains($0) && known[$0] == nil }
+            if let passAhead, let next = passes.indices.dropFirst(k + 1).first(where: { passes[$0].runs() }) {
+                let reads = Set(picked)
+                let (nextRead, nextInputs) = passes[next].prepare()
+                let tasks = passes[next].picks().map { r in
+                    PassAhead.Task(region: r, key: nextInputs(r), lines: lines[r], waits: reads.contains(r))
                 }
-                return added
+                passAhead.plan(pass: next, read: nextRead, tasks: tasks, keepingBest: pass.keepingBest)
             }
+            try readAgain(pass.name, picked, keepingBest: pass.keepingBest, known: known, later: later, passAhead: passAhead, k: k,
+                          inputs: inputs, read)
         }
-        // Spines still naming no book, with letters read on them: read as sparse text, in the
-        // photo's usual direction, the fast model first, the second model after its own reading
-        // (`RegionReader.readSparse`: a picture beside the title spoils a block reading, where
-        // Tesseract takes the picture for lines). Real shelves, deadline off: 341 to 348 of 615
-        // found, 362 to 371 returned (21 to 23 wrongly) with the fast model, 351 and 374 with
-        // both, CPU +5% each (eval runs 851, 895, 942 s); every unnamed spine, letters read or
-        // not, 354 / 378 / 24, but 19 sparse readings (385 ms of CPU) instead of 4 on the 12 MP
-        // shelf. Photos where spines named two books or more only, as the second model's pass.
-        func readSparse(with pool: OCRWorkers? = nil) throws(ShelfScanError) {
+        passAhead?.stop()
+        /// The second model's sparse reading (see the fast model's, `sparse` above).
+        func readSparse(with pool: OCRWorkers) throws(ShelfScanError) {
             guard Self.sparse != "off", findings.books.count >= Self.shelfBooks else { return }
             let votes = sureDirections()
-            try readAgain(pool == nil ? "sparse" : "second-sparse", unnamedWithLetters(all: Self.sparse == "all"), with: pool) { [reader] region, _, engine throws(ShelfScanError) in
+            try readAgain("second-sparse", unnamedWithLetters(all: Self.sparse == "all"), with: pool) { [reader] region, _, engine throws(ShelfScanError) in
                 try reader.readSparse(region, in: image, engine: engine, turns: votes.usualTurns(of: region))
-            }
-        }
-        try readSparse()
-        // Spines still naming no book, with letters read on them: their crop turned gray by each
-        // pixel's darkest channel instead of luminance, read once in the photo's usual direction
-        // (`PixImage.darkestChannel`): a title printed in orange or yellow on a cream spine is
-        // about as light as the spine by luminance, and dark against it in the blue channel (Mary
-        // Renault's Penguins: "Mary Renault" in black read, "Fire From Heaven" in orange not).
-        // Real shelves, deadline off: 395 / 418 / 23 found / returned / wrong -> 402 / 424 / 22,
-        // CPU +1% (the 12 MP shelf +40 ms). Measured and left out: both directions 405 / 427 / 22
-        // and every unnamed spine 405 / 428 / 23, each +4% CPU (the gains mostly books that come
-        // and go between runs); the whole first reading with its retries, 407 / 432 / 25, +14%.
-        if Self.colour != "off", findings.books.count >= Self.shelfBooks {
-            var darkest = reader
-            darkest.darkestChannel = true
-            let votes = sureDirections()
-            try readAgain("colour", unnamedWithLetters(all: Self.colour == "all"), keepingBest: true) { [darkest] region, _, engine throws(ShelfScanError) in
-                try darkest.readOnce(region, in: image, engine: engine, turns: votes.usualTurns(of: region), tag: "-colour")
-            }
-        }
-        // Spines still naming no book: their crop turned gray along its main axis of hue, read
-        // once in the photo's usual direction (`RegionReader.readChroma`): a title set apart
-        // from its spine by colour alone (red letters on dark green) is one gray by luminance.
-        if readByHue, findings.books.count >= Self.shelfBooks {
-            let votes = sureDirections()
-            let picked = switch Self.chroma {
-            case "every": unnamed([.spine, .lyingSpine], letterless: true)
-            case "read": unnamedWithLetters(all: false)
-            default: unnamed([.spine, .lyingSpine])
-            }
-            try readAgain("chroma", picked, keepingBest: true) { [reader] region, _, engine throws(ShelfScanError) in
-                try reader.readChroma(region, in: image, engine: engine, turns: Self.chromaBothWays ? region.quarterTurns : votes.usualTurns(of: region))
-            }
-        }
-        // Spines still naming no book, with letters read on them: their crop read once more as
-        // each pixel's distance from its ground's gray, in the photo's usual direction
-        // (`RegionReader.readDistance`): a title lighter than its spine beside a name darker than
-        // it read in one go (orange Penguins: "UNCLE FRED IN" in white beside "P.G. WODEHOUSE"
-        // in black, lost to Tesseract's one threshold).
-        if Self.distance != "off", findings.books.count >= Self.shelfBooks {
-            let votes = sureDirections()
-            try readAgain("distance", unnamedWithLetters(all: Self.distance == "all"), keepingBest: true) { [reader] region, _, engine throws(ShelfScanError) in
-                try reader.readDistance(region, in: image, engine: engine, turns: votes.usualTurns(of: region))
-            }
-        }
-        // Spines still naming no book, with letters read on them: their crop widened by 0.35 of
-        // its thickness on each side, read once in the photo's usual direction
-        // (`RegionReader.readWidened`): an edge found through a spine's label cuts its title
-        // lengthwise. With the distance reading above, real shelves 440 / 460 / 20 found /
-        // returned / not labelled -> 442 / 462 / 20, eval CPU +10%; the 12 MP shelf +0.3 s (see
-        // README, Accuracy, twenty-third session).
-        if Self.widened != "off", findings.books.count >= Self.shelfBooks {
-            let votes = sureDirections()
-            try readAgain("wide", Self.widened == "all" ? unnamed([.spine, .lyingSpine]) : unnamedWithLetters(all: false), keepingBest: true) { [reader] region, _, engine throws(ShelfScanError) in
-                try reader.readWidened(region, in: image, engine: engine, turns: votes.usualTurns(of: region))
             }
         }
         // Spines still naming no book, with letters read on them: read again, every reading
@@ -763,15 +854,23 @@ struct TextStage {
     static let usualBonus = ProcessInfo.processInfo.environment["SHELFSCAN_USUAL"] != "off"
 
     /// `body` on every region (with its place in `regions`), both cores busy (one engine each);
-    /// the first error is thrown.
+    /// the first error is thrown. `onRead`: told each region's lines as they are read;
+    /// `onDrained`: told once the last region has been handed to a worker.
     func readEach(_ regions: [TextRegion], with pool: OCRWorkers? = nil,
+                  onRead: (@Sendable (Int, [ReadLine]) -> Void)? = nil, onDrained: (@Sendable () -> Void)? = nil,
                   _ body: @escaping @Sendable (Int, TextRegion, TesseractEngine) throws(ShelfScanError) -> [ReadLine]) throws(ShelfScanError) -> [[ReadLine]] {
         let results = ResultSlots<Result<[ReadLine], ShelfScanError>>(count: regions.count)
-        DispatchQueue.concurrentPerform(iterations: regions.count) { i in
-            let outcome = Result<[ReadLine], ShelfScanError> { () throws(ShelfScanError) -> [ReadLine] in
-                try (pool ?? workers).withEngine { engine throws(ShelfScanError) in try body(i, regions[i], engine) }
+        let queue = IndexQueue(count: regions.count)
+        let pool = pool ?? workers
+        DispatchQueue.concurrentPerform(iterations: min(regions.count, pool.size)) { _ in
+            while let (i, last) = queue.next() {
+                if last { onDrained?() }
+                let outcome = Result<[ReadLine], ShelfScanError> { () throws(ShelfScanError) -> [ReadLine] in
+                    try pool.withEngine { engine throws(ShelfScanError) in try body(i, regions[i], engine) }
+                }
+                if case .success(let lines) = outcome { onRead?(i, lines) }
+                results.set(i, outcome)
             }
-            results.set(i, outcome)
         }
         var lines: [[ReadLine]] = []
         for slot in results.values {
@@ -1181,6 +1280,23 @@ final class MatchMemo: @unchecked Sendable {
 
 /// Fixed slots written from concurrent iterations, one slot per iteration.
 /// `@unchecked Sendable`: every access is under `lock`.
+/// Indices 0..<count handed out once each, in order, to whichever worker asks.
+/// `@unchecked Sendable`: `taken` is only touched under `lock`.
+final class IndexQueue: @unchecked Sendable {
+    private let lock = NSLock()
+    private var taken = 0
+    let count: Int
+    init(count: Int) { self.count = count }
+    /// The next index, and whether it is the last; nil once all were handed out.
+    func next() -> (index: Int, last: Bool)? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard taken < count else { return nil }
+        taken += 1
+        return (taken - 1, taken == count)
+    }
+}
+
 final class ResultSlots<T>: @unchecked Sendable {
     private let lock = NSLock()
     private var slots: [T?]
