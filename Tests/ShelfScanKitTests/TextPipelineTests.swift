@@ -381,6 +381,47 @@ struct TextPipelineTests {
         #expect(earnest.books.map(\.title) == ["The Importance of Being Earnest"])
     }
 
+    @Test("a region beside its book's title, together a spine thick, holding only that book's lines and its author's name, is that spine's other part")
+    func splitParts() throws {
+        let book = Book(title: "Cinco horas con Mario", authors: ["Miguel Delibes"])
+        /// Regions 0-3 across one row at `x` and `width`; typical spines 80 px thick.
+        func regions(_ spans: [(x: Int, width: Int)]) -> [TextRegion] {
+            spans.enumerated().map { i, s in
+                TextRegion(layout: .spine, box: BoundingBox(x: s.x, y: 0, width: s.width, height: 900), lean: 0,
+                           typicalThickness: 80, row: 0, index: i)
+            }
+        }
+        func line(_ text: String, in region: TextRegion, y: Int, confidence: Double = 92) -> ReadLine {
+            ReadLine(text: text, confidence: confidence, box: BoundingBox(x: region.box.x + 5, y: y, width: 30, height: 400),
+                     textHeight: 30, quarterTurns: 3)
+        }
+        /// The parts found when the title is read in region 1 and the author's name in region
+        /// `author` (lent to the book), besides `extra` lines in that region.
+        func parts(_ spans: [(x: Int, width: Int)], author: Int = 0, extra: [(String, Double)] = []) -> Set<Int> {
+            let rs = regions(spans)
+            let title = line("CINCO HORAS CON MARIO", in: rs[1], y: 100)
+            let name = line("MIGUEL DELIBES h 4", in: rs[author], y: 500)
+            var lines = [[ReadLine]](repeating: [], count: rs.count)
+            lines[1] = [title]
+            lines[author] = [name] + extra.enumerated().map { i, e in line(e.0, in: rs[author], y: 520 + i, confidence: e.1) }
+            let found = TextStage.entity(BookMatch(book: book, score: 0.95, titleScore: 1, authorScore: 1, matchedText: ""),
+                                         lines: [title, name], region: rs[1])
+            return TextStage.splitParts(books: [found], lines: lines, regions: rs, naming: [title.box])
+        }
+        // A thin strip cut off a 92 px spine: its other part.
+        #expect(parts([(1056, 48), (1088, 60), (1150, 80)]) == [0])
+        // The name read again with junk around it, and junk read unsurely, change nothing.
+        #expect(parts([(1056, 48), (1088, 60), (1150, 80)], extra: [("MIGUEL DELIBES mA", 86), ("W140 vfiH", 62)]) == [0])
+        // Two spines side by side, each about a spine thick: the other may be another of the
+        // author's books, and stays to be read again.
+        #expect(parts([(1000, 80), (1080, 80), (1160, 80)]).isEmpty)
+        // Another title word read surely on it: more than that book there.
+        #expect(parts([(1056, 48), (1088, 60), (1150, 80)], extra: [("LOS SANTOS INOCENTES", 90)]).isEmpty)
+        // The part on the other side; then one region further off, not beside the title's.
+        #expect(parts([(1000, 80), (1088, 48), (1136, 40)], author: 2) == [2])
+        #expect(parts([(1000, 40), (1040, 40), (1080, 10), (1090, 30)], author: 3).isEmpty)
+    }
+
     @Test("a half-read spine beside a book by the same author names that author's book, under the floor; nowhere else")
     func neighbourWorks() throws {
         var books = [Book(title: "Dancing Peel", authors: ["Lorna Hill"]), Book(title: "Masquerade at the Wells", authors: ["Lorna Hill"]),

@@ -250,9 +250,10 @@ struct TextStage {
                     }
                 }.map(\.box)
             })
+            let parts = Self.splitParts(books: findings.books, lines: lines, regions: regions, naming: named)
             return regions.indices.filter { r in
                 layouts.contains(regions[r].layout) && !regions[r].hedge && (letterless || !everyReading.letterless.contains(regions[r]))
-                    && !lines[r].contains { named.contains($0.box) }
+                    && !lines[r].contains { named.contains($0.box) } && !parts.contains(r)
             }
         }
         /// The unnamed spines with a line read on them (every unnamed spine when `all`).
@@ -1158,6 +1159,51 @@ struct TextStage {
         let words = MatchText.words(text).filter { $0.count >= 2 }
         return !names.isEmpty && !words.isEmpty && words.allSatisfy(names.contains)
     }
+
+    /// Regions that are the other part of a named book's spine, cut off by a false edge: a
+    /// region that lent a line to a book read in the region beside it (its title there, in a
+    /// `naming` line), the two together no thicker than the row's typical spine, and whose
+    /// sure lines (confidence 80 or more) are all that book's evidence or its authors' names
+    /// (words of three letters or more). An author's line lent by a spine of its own, by the same author, sits in
+    /// a region about a spine thick beside its neighbour's: that stays unnamed, and read again.
+    static func splitParts(books: [BookEntity], lines: [[ReadLine]], regions: [TextRegion],
+                           naming: Set<BoundingBox>) -> Set<Int> {
+        guard Self.splitSpines else { return [] }
+        func across(_ r: Int) -> (Int, Int) {
+            let b = regions[r].box
+            return regions[r].layout == .lyingSpine ? (b.y, b.y + b.height) : (b.x, b.x + b.width)
+        }
+        var parts = Set<Int>()
+        for book in books {
+            let evidence = Set(book.evidence.map(\.box))
+            // The authors' names, junk of a letter or two around them aside ("MIGUEL DELIBES mA").
+            let names = Set(book.authors.flatMap(MatchText.authorWords))
+            func namesOnly(_ text: String) -> Bool {
+                let words = MatchText.words(text).filter { $0.count >= 3 }
+                return !names.isEmpty && !words.isEmpty && words.allSatisfy(names.contains)
+            }
+            let holding = regions.indices.filter { r in lines[r].contains { evidence.contains($0.box) } }
+            let titled = holding.filter { r in lines[r].contains { evidence.contains($0.box) && naming.contains($0.box) } }
+            for r in holding where !titled.contains(r) && regions[r].layout != .cover {
+                let beside = titled.contains { t in
+                    guard regions[t].row == regions[r].row, abs(regions[t].index - regions[r].index) == 1 else { return false }
+                    let (a, b) = (across(r), across(t))
+                    return Double(max(a.1, b.1) - min(a.0, b.0)) <= Self.splitThickness * regions[r].typicalThickness
+                }
+                let onlyThatBook = lines[r].allSatisfy { line in
+                    line.confidence < 80 || evidence.contains(line.box) || namesOnly(line.text)
+                }
+                if beside && onlyThatBook { parts.insert(r) }
+            }
+        }
+        return parts
+    }
+
+    /// How thick two regions may be together, in typical spines, to be parts of one
+    /// (`splitParts`; `SHELFSCAN_SPLIT_SPINES=off` treats none so, for measuring;
+    /// `SHELFSCAN_SPLIT_THICKNESS` sets the 1.5).
+    static let splitSpines = ProcessInfo.processInfo.environment["SHELFSCAN_SPLIT_SPINES"] != "off"
+    static let splitThickness = Double(ProcessInfo.processInfo.environment["SHELFSCAN_SPLIT_THICKNESS"] ?? "") ?? 1.5
 
     /// Whether `text` (a line of a book's evidence) holds a word of its title (a telling one,
     /// when it has any: not "the", "of"), read exactly, nearly (`WordSimilarity` 0.75 or more)
