@@ -154,8 +154,13 @@ final class PassAhead: @unchecked Sendable {
                 lock.broadcast()
                 continue
             }
-            // Engines are handed back without a signal here: look again shortly.
-            _ = lock.wait(until: Date(timeIntervalSinceNow: 0.002))
+            // A spine ready but no engine idle (engines are handed back without a signal here):
+            // look again shortly. Otherwise `openUp`, `note` or `stop` wakes the threads.
+            if open, tasks.contains(where: { !$0.waits || current[$0.region] != nil }) {
+                _ = lock.wait(until: Date(timeIntervalSinceNow: 0.002))
+            } else {
+                lock.wait()
+            }
         }
         threads -= 1
         lock.broadcast()
