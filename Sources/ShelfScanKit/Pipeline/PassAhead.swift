@@ -155,8 +155,9 @@ final class PassAhead: @unchecked Sendable {
                 continue
             }
             // A spine ready but no engine idle (engines are handed back without a signal here):
-            // look again shortly. Otherwise `openUp`, `note` or `stop` wakes the threads.
-            if open, tasks.contains(where: { !$0.waits || current[$0.region] != nil }) {
+            // look again shortly. Otherwise `openUp`, `note` or `stop` wakes the threads (while
+            // another photo is scanned, the next pass's).
+            if open, pool.oneAtATime, tasks.contains(where: { !$0.waits || current[$0.region] != nil }) {
                 _ = lock.wait(until: Date(timeIntervalSinceNow: 0.002))
             } else {
                 lock.wait()
