@@ -1216,9 +1216,9 @@ struct TextPipelineTests {
         ahead.plan(pass: 3, read: { region, before, _ in
             counts.add(region.index)
             return before.map { line("after " + $0.text, region.index) }
-        }, tasks: [PassAhead.Task(region: 0, key: [1], lines: [line("a", 0)], waits: true),
-                   PassAhead.Task(region: 1, key: [3], lines: [line("b", 1)], waits: false),
-                   PassAhead.Task(region: 2, key: [1], lines: [line("c", 2)], waits: true)], keepingBest: false)
+        }, tasks: [PassAhead.Spine(region: 0, key: [1], lines: [line("a", 0)], waits: true),
+                   PassAhead.Spine(region: 1, key: [3], lines: [line("b", 1)], waits: false),
+                   PassAhead.Spine(region: 2, key: [1], lines: [line("c", 2)], waits: true)], keepingBest: false)
         func settle() async throws { try await Task.sleep(for: .milliseconds(60)) }
         try await settle()
         #expect(counts.values == [0, 0, 0, 0], "read before the pass handed out its spines")

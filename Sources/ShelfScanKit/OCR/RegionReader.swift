@@ -1464,10 +1464,10 @@ public struct RegionReader: Sendable {
     /// nothing, letters dropped on it or not (for measuring).
     static let fineEverywhere = ProcessInfo.processInfo.environment["SHELFSCAN_FINE_WHEN"] == "always"
 
-    /// `SHELFSCAN_TRACE_READS=1`: every recognition on stderr (region, turn, threshold, size,
-    /// milliseconds, lines, best confidence), to see where OCR time goes.
     /// When the first trace line was written: reads and passes are traced at their start from it.
     static let traceStart = ContinuousClock.now
+    /// `SHELFSCAN_TRACE_READS=1`: every recognition on stderr (region, turn, threshold, size,
+    /// milliseconds, lines, best confidence), to see where OCR time goes.
     static let traceReads = ProcessInfo.processInfo.environment["SHELFSCAN_TRACE_READS"] != nil
     /// `SHELFSCAN_TRACE_READS=letters`: `PIECES` lines list every letter's box, not only their count.
     static let traceLetters = ProcessInfo.processInfo.environment["SHELFSCAN_TRACE_READS"] == "letters"

@@ -32,7 +32,7 @@ final class PassAhead: @unchecked Sendable {
 
     /// A region to read ahead. `lines`: its lines before the pass being read; `waits`: that
     /// pass reads it too, so its reading ahead waits for that pass's reading (`note`).
-    struct Task {
+    struct Spine {
         let region: Int
         let key: [Int]
         let lines: [ReadLine]
@@ -45,7 +45,7 @@ final class PassAhead: @unchecked Sendable {
     /// The pass planned, its reading, its regions not yet taken, and how the pass being read adds lines.
     private var pass = -1
     private var read: Read?
-    private var tasks: [Task] = []
+    private var tasks: [Spine] = []
     private var keepingBest = false
     /// What the pass being read read, by region.
     private var current: [Int: [ReadLine]] = [:]
@@ -71,7 +71,7 @@ final class PassAhead: @unchecked Sendable {
     /// Reads `tasks` by `read` ahead for the pass numbered `pass`, once the pass being read
     /// (whose readings are added `keepingBest` or not, as `TextStage.readAgain` does) has
     /// handed out its spines (`openUp`).
-    func plan(pass: Int, read: @escaping Read, tasks: [Task], keepingBest: Bool) {
+    func plan(pass: Int, read: @escaping Read, tasks: [Spine], keepingBest: Bool) {
         lock.lock()
         self.pass = pass
         self.read = read

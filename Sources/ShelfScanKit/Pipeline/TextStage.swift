@@ -177,10 +177,12 @@ struct TextStage {
         /// what it reads is added, and everything matched again when anything was.
         /// `ahead`: the pass's readings started early (`ReadAhead`), instead of `body`.
         /// `known`: what regions read ahead (`PassAhead`), taken instead of reading them;
-        /// `passAhead`: told what the pass reads and when its last region is handed out.
+        /// `later`: regions still being read ahead, whose readings that stand `arrived` gives
+        /// once done (the others are read then); `passAhead`: told what the pass reads and when
+        /// its last region is handed out.
         func readAgain(_ pass: String, _ picked: [Int], keepingBest: Bool = false, with pool: OCRWorkers? = nil, ahead: ReadAhead? = nil,
-                       known: [Int: [ReadLine]] = [:], later: [Int] = [], passAhead: PassAhead? = nil, k: Int = -1,
-                       inputs: (Int) -> [Int] = { _ in [] },
+                       known: [Int: [ReadLine]] = [:], later: [Int] = [], arrived: () -> [Int: [ReadLine]] = { [:] },
+                       passAhead: PassAhead? = nil,
                        _ body: @escaping @Sendable (TextRegion, [ReadLine], TesseractEngine) throws(ShelfScanError) -> [ReadLine])
             throws(ShelfScanError)
         {
@@ -207,11 +209,11 @@ struct TextStage {
             }
             var readings = known.merging(zip(toRead, read)) { a, _ in a }
             // The spines still being read ahead when the pass began: taken as the others, or read now.
-            if !later.isEmpty, let passAhead {
-                let arrived = Self.standing(passAhead.wait(for: k), picked: later, lines: lines, inputs: inputs)
+            if !later.isEmpty {
+                let arrived = arrived()
                 for (r, l) in arrived {
                     readings[r] = l
-                    passAhead.note(r, l)
+                    passAhead?.note(r, l)
                 }
                 let again = later.filter { arrived[$0] == nil }
                 for (r, l) in zip(again, try readNow(again)) { readings[r] = l }
@@ -476,18 +478,19 @@ struct TextStage {
             let (read, inputs) = pass.prepare()
             // The readings ahead that stand; the ones under way are waited for after the others.
             let known = Self.standing(early, picked: picked, lines: lines, inputs: inputs)
-            let wanted = Set(picked)
-            let later = pending.filter { wanted.contains($0) && known[$0] == nil }
+            let reads = Set(picked)
+            let later = pending.filter { reads.contains($0) && known[$0] == nil }
             if let passAhead, let next = passes.indices.dropFirst(k + 1).first(where: { passes[$0].runs() }) {
-                let reads = Set(picked)
                 let (nextRead, nextInputs) = passes[next].prepare()
                 let tasks = passes[next].picks().map { r in
-                    PassAhead.Task(region: r, key: nextInputs(r), lines: lines[r], waits: reads.contains(r))
+                    PassAhead.Spine(region: r, key: nextInputs(r), lines: lines[r], waits: reads.contains(r))
                 }
                 passAhead.plan(pass: next, read: nextRead, tasks: tasks, keepingBest: pass.keepingBest)
             }
-            try readAgain(pass.name, picked, keepingBest: pass.keepingBest, known: known, later: later, passAhead: passAhead, k: k,
-                          inputs: inputs, read)
+            let linesNow = lines
+            try readAgain(pass.name, picked, keepingBest: pass.keepingBest, known: known, later: later, arrived: {
+                Self.standing(passAhead?.wait(for: k) ?? [:], picked: later, lines: linesNow, inputs: inputs)
+            }, passAhead: passAhead, read)
         }
         passAhead?.stop()
         /// The second model's sparse reading (see the fast model's, `sparse` above).
@@ -1154,9 +1157,10 @@ struct TextStage {
     /// for a Stephen King): such a line, borrowed by a run from the spine beside its title's,
     /// does not make that spine named, and the passes after still read it (`unnamed`,
     /// `namingLines`).
-    static func authorsOnly(_ text: String, of authors: [String]) -> Bool {
+    /// Words shorter than `shortest` letters are left out.
+    static func authorsOnly(_ text: String, of authors: [String], shortest: Int = 2) -> Bool {
         let names = Set(authors.flatMap(MatchText.authorWords))
-        let words = MatchText.words(text).filter { $0.count >= 2 }
+        let words = MatchText.words(text).filter { $0.count >= shortest }
         return !names.isEmpty && !words.isEmpty && words.allSatisfy(names.contains)
     }
 
@@ -1176,12 +1180,6 @@ struct TextStage {
         var parts = Set<Int>()
         for book in books {
             let evidence = Set(book.evidence.map(\.box))
-            // The authors' names, junk of a letter or two around them aside ("MIGUEL DELIBES mA").
-            let names = Set(book.authors.flatMap(MatchText.authorWords))
-            func namesOnly(_ text: String) -> Bool {
-                let words = MatchText.words(text).filter { $0.count >= 3 }
-                return !names.isEmpty && !words.isEmpty && words.allSatisfy(names.contains)
-            }
             let holding = regions.indices.filter { r in lines[r].contains { evidence.contains($0.box) } }
             let titled = holding.filter { r in lines[r].contains { evidence.contains($0.box) && naming.contains($0.box) } }
             for r in holding where !titled.contains(r) && regions[r].layout != .cover {
@@ -1191,7 +1189,8 @@ struct TextStage {
                     return Double(max(a.1, b.1) - min(a.0, b.0)) <= Self.splitThickness * regions[r].typicalThickness
                 }
                 let onlyThatBook = lines[r].allSatisfy { line in
-                    line.confidence < 80 || evidence.contains(line.box) || namesOnly(line.text)
+                    // The authors' names, junk of a letter or two around them aside ("MIGUEL DELIBES mA").
+                    line.confidence < 80 || evidence.contains(line.box) || authorsOnly(line.text, of: book.authors, shortest: 3)
                 }
                 if beside && onlyThatBook { parts.insert(r) }
             }
