@@ -811,7 +811,10 @@ struct TextStage {
         // thick), where every retry reads nothing. Once it reads a word surely, it holds books
         // (a pile on a standing row) and is read like the rest.
         let hedges = HedgeWatch()
-        var all = try readEach(regions) { _, region, engine throws(ShelfScanError) in
+        // Once the last region is handed out, one core idles until the others are read: the
+        // second model's engines load on it (`OCRWorkers.preload`), for the passes after.
+        let second = Self.secondModel != "off" ? workers.second : nil
+        var all = try readEach(regions, onDrained: { second?.preload() }) { _, region, engine throws(ShelfScanError) in
             try reader.read(region, in: image, engine: engine, votes: votes, all: true, first: true, hedges: hedges, letterless: letterless)
         }
         if hedges.held {
