@@ -1170,35 +1170,6 @@ struct TextPipelineTests {
         #expect(foundAfter.subtracting(labelled).isEmpty, "not on the shelf: \(foundAfter.subtracting(labelled).sorted())")
     }
 
-    @Test("readings started early: each region the pass wants read once, in its order; those it no longer wants and nobody took, never")
-    func readAhead() async throws {
-        let regions = (0..<6).map { i in
-            TextRegion(layout: .spine, box: BoundingBox(x: 100 * i, y: 0, width: 60, height: 400), lean: 0,
-                       typicalThickness: 40, row: 0, index: i)
-        }
-        let counts = ReadCounts(regions.count)
-        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-        let ahead = ReadAhead([0, 1, 2, 3], of: regions, with: OCRWorkers(tessdata: Fixtures.models, size: 2)) { region, _ in
-            // The early thread holds region 0 until region 5 is read: 5 is queued only once the
-            // pass has asked for its results, so 1, 2 and 3 are still queued then, and 0 is
-            // being read. (The timeout only keeps a broken queue from hanging the test.)
-            if region.index == 0 {
-                started.signal()
-                _ = release.wait(timeout: .now() + 10)
-            }
-            if region.index == 5 { release.signal() }
-            counts.add(region.index)
-            return [ReadLine(text: "r\(region.index)", confidence: 90, box: region.box, textHeight: 30, quarterTurns: 3)]
-        }
-        let lines = try await offPool {
-            started.wait()
-            return try ahead.results(for: [5, 2, 0, 4], workers: 2)
-        }
-        ahead.stop()
-        #expect(lines.map { $0.map(\.text) } == [["r5"], ["r2"], ["r0"], ["r4"]])
-        #expect(counts.values == [1, 0, 1, 0, 1, 1], "reads per region: \(counts.values)")
-    }
-
     @Test("the next pass read ahead: only once the pass has handed out its spines, on an idle engine, each spine after the pass read it, on its lines and the pass's")
     func passAhead() async throws {
         let regions = (0..<4).map { i in

@@ -175,20 +175,18 @@ struct TextStage {
         findings.matchingMilliseconds = clock.millisecondsElapsed
         /// `picked` regions read once more by `body` (given a region and what it read so far):
         /// what it reads is added, and everything matched again when anything was.
-        /// `ahead`: the pass's readings started early (`ReadAhead`), instead of `body`.
         /// `known`: what regions read ahead (`PassAhead`), taken instead of reading them;
         /// `later`: regions still being read ahead, whose readings that stand `arrived` gives
         /// once done (the others are read then); `passAhead`: told what the pass reads and when
         /// its last region is handed out.
-        func readAgain(_ pass: String, _ picked: [Int], keepingBest: Bool = false, with pool: OCRWorkers? = nil, ahead: ReadAhead? = nil,
+        func readAgain(_ pass: String, _ picked: [Int], keepingBest: Bool = false, with pool: OCRWorkers? = nil,
                        known: [Int: [ReadLine]] = [:], later: [Int] = [], arrived: () -> [Int: [ReadLine]] = { [:] },
                        passAhead: PassAhead? = nil,
                        _ body: @escaping @Sendable (TextRegion, [ReadLine], TesseractEngine) throws(ShelfScanError) -> [ReadLine])
             throws(ShelfScanError)
         {
-            // Once the budget is spent, a pass reads nothing new (`ReadBudget`); what was read
-            // ahead is still taken.
-            guard !picked.isEmpty, ahead != nil || reader.budget?.isSpent != true else { return }
+            // Once the budget is spent, a pass reads nothing new (`ReadBudget`).
+            guard !picked.isEmpty, reader.budget?.isSpent != true else { return }
             if RegionReader.traceReads { FileHandle.standardError.write(Data("PASS \(pass) \(picked.count) regions, \(known.count) read ahead, \(later.count) under way @\(Int(RegionReader.traceStart.millisecondsElapsed))\n".utf8)) }
             clock = .now
             let waiting = Set(later)
@@ -202,12 +200,7 @@ struct TextStage {
                     try body(region, before[i], engine)
                 }
             }
-            let read = if let ahead {
-                try ahead.results(for: toRead, workers: (pool ?? workers).size)
-            } else {
-                try readNow(toRead)
-            }
-            var readings = known.merging(zip(toRead, read)) { a, _ in a }
+            var readings = known.merging(zip(toRead, try readNow(toRead))) { a, _ in a }
             // The spines still being read ahead when the pass began: taken as the others, or read now.
             if !later.isEmpty {
                 let arrived = arrived()
@@ -230,6 +223,7 @@ struct TextStage {
             clock = .now
             (findings.books, findings.unidentified) = match(lines: lines, regions: regions, coverLike: false, memo: memo)
             findings.matchingMilliseconds += clock.millisecondsElapsed
+            if RegionReader.traceReads { FileHandle.standardError.write(Data("BOOKS \(pass) \(findings.books.count): \(findings.books.map { $0.title ?? "?" }.joined(separator: " | "))\n".utf8)) }
         }
         /// Which way the photo's sure lines (confidence 80 or more) read so far, and the way each
         /// region's letters stand where they said (`LetterBaseline`).
@@ -262,20 +256,6 @@ struct TextStage {
         func unnamedWithLetters(all: Bool) -> [Int] {
             unnamed([.spine, .lyingSpine]).filter { r in all || lines[r].contains { regions[r].holds($0.box) && (Self.alongCascade || !$0.cutOut) } }
         }
-        // The second model's reading (below, after every pass of the fast one) started now, on a
-        // thread of its own, on the spines it would read if nothing named them meanwhile
-        // (`ReadAhead`): the passes between read a few spines each and leave a core idle.
-        let secondReading: @Sendable (DirectionVotes) -> ReadAhead.Read = { [reader] votes in
-            { region, engine throws(ShelfScanError) in
-                try reader.read(region, in: image, engine: engine, votes: votes, mayBeBlank: Self.secondModel == "all")
-            }
-        }
-        var ahead: ReadAhead?
-        if Self.readAhead, Self.secondModel != "off", findings.books.count >= Self.shelfBooks, let second = workers.second {
-            ahead = ReadAhead(unnamedWithLetters(all: Self.secondModel == "all"), of: regions, with: second,
-                              read: secondReading(sureDirections()))
-        }
-        defer { ahead?.stop() }
         /// Which way the photo reads for `r` (`DirectionVotes.usualTurns`), as a pass's input.
         func usual(_ votes: DirectionVotes) -> (Int) -> [Int] { { r in votes.usualTurns(of: regions[r]) } }
         let noInputs: (Int) -> [Int] = { _ in [] }
@@ -510,9 +490,9 @@ struct TextStage {
         // named is more likely a cover read as spines (read as a cover next), and the pass cost
         // the cover benchmark a third of its time for nothing.
         if Self.secondModel != "off", findings.books.count >= Self.shelfBooks, let second = workers.second {
-            let read = secondReading(sureDirections())
-            try readAgain("second", unnamedWithLetters(all: Self.secondModel == "all"), keepingBest: true, with: second, ahead: ahead) { region, _, engine throws(ShelfScanError) in
-                try read(region, engine)
+            let votes = sureDirections()
+            try readAgain("second", unnamedWithLetters(all: Self.secondModel == "all"), keepingBest: true, with: second) { [reader] region, _, engine throws(ShelfScanError) in
+                try reader.read(region, in: image, engine: engine, votes: votes, mayBeBlank: Self.secondModel == "all")
             }
             try readSparse(with: second)
         }
@@ -736,8 +716,6 @@ struct TextStage {
     /// `SHELFSCAN_SECOND_MODEL=off` leaves unnamed spines unread by the second model, `all` reads
     /// every unnamed spine, letters read on it or not (for measuring).
     static let secondModel = ProcessInfo.processInfo.environment["SHELFSCAN_SECOND_MODEL"] ?? "read"
-    /// `SHELFSCAN_READ_AHEAD=off`: the second model's reading waits for its turn (`ReadAhead`).
-    static let readAhead = ProcessInfo.processInfo.environment["SHELFSCAN_READ_AHEAD"] != "off"
     /// Which unnamed spines have their lines of letters along them read cut out
     /// (`RegionReader.readAlongLines`): `all` (the default), in a sure line's direction or the
     /// photo's usual one; `sure`, only beside a sure line; `lettered`, beside a sure line or in
