@@ -1170,6 +1170,42 @@ struct TextPipelineTests {
         #expect(foundAfter.subtracting(labelled).isEmpty, "not on the shelf: \(foundAfter.subtracting(labelled).sorted())")
     }
 
+    @Test("engines loaded ahead: every engine of the pool, idle once loaded, none loaded again by the readings after; a model that fails fails them")
+    func preload() async throws {
+        let pool = OCRWorkers(tessdata: Fixtures.models, size: 2)
+        pool.preload()
+        // The limit only keeps a broken preload from hanging the test.
+        let limit = ContinuousClock.now + .seconds(30)
+        while pool.engines.idle < 2, ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(pool.engines.loaded == 2 && pool.engines.idle == 2, "\(pool.engines)")
+        // Both engines held at once: neither is a new one. (The timeouts only keep a broken
+        // pool from hanging the test.)
+        let loadedWhileHeld = try await offPool { () -> Int in
+            let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchGroup()
+            for _ in 0..<2 {
+                done.enter()
+                Thread.detachNewThread {
+                    try? pool.withEngine { _ in
+                        held.signal()
+                        _ = release.wait(timeout: .now() + 10)
+                    }
+                    done.leave()
+                }
+            }
+            _ = held.wait(timeout: .now() + 10)
+            _ = held.wait(timeout: .now() + 10)
+            let loaded = pool.engines.loaded
+            release.signal()
+            release.signal()
+            done.wait()
+            return loaded
+        }
+        #expect(loadedWhileHeld == 2)
+        let broken = OCRWorkers(tessdata: "/nonexistent-tessdata", size: 2)
+        broken.preload()
+        #expect(throws: ShelfScanError.self) { try broken.withEngine { _ in } }
+    }
+
     @Test("the next pass read ahead: only once the pass has handed out its spines, on an idle engine, each spine after the pass read it, on its lines and the pass's")
     func passAhead() async throws {
         let regions = (0..<4).map { i in

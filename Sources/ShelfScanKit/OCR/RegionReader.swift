@@ -1603,6 +1603,13 @@ public final class OCRWorkers: @unchecked Sendable {
         }
     }
 
+    /// Engines loaded or being loaded, and those idle now (for tests).
+    var engines: (loaded: Int, idle: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (created, idle.count)
+    }
+
     /// Runs `body` with an engine nobody else holds meanwhile, waiting for one if all are busy.
     public func withEngine<T>(_ body: (TesseractEngine) throws(ShelfScanError) -> T) throws(ShelfScanError) -> T {
         let engine = try checkout()
