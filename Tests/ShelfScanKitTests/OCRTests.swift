@@ -21,6 +21,34 @@ enum OCRSample {
 
 @Suite("OCR", .timeLimit(.minutes(10)))
 struct OCRTests {
+    @Test("Sauvola of an image and of its inverse from one pass: pixel for pixel Leptonica's, crops of rendered photos, small to wide windows")
+    func sauvolaBoth() throws {
+        var random = SplitMix64(state: 31)
+        var compared = 0
+        for file in ["shelves/shelf-1row-english-ttb.jpg", "shelves/shelf-1row-lowres-noise.jpg", "covers/" + (try FileManager.default.contentsOfDirectory(atPath: Fixtures.sample("covers")).filter { $0.hasSuffix(".jpg") }.sorted().first ?? "")] {
+            let photo = try ImageLoader().load(path: Fixtures.sample(file)).image.grayscale()
+            for _ in 0..<6 {
+                let w = 7 + Int(random.next() % UInt64(min(600, photo.width - 7)))
+                let h = 7 + Int(random.next() % UInt64(min(400, photo.height - 7)))
+                let x = Int(random.next() % UInt64(photo.width - w + 1)), y = Int(random.next() % UInt64(photo.height - h + 1))
+                let crop = try photo.cropped(to: BoundingBox(x: x, y: y, width: w, height: h))
+                let inverse = try crop.inverted()
+                for (window, factor) in [(2, 0.3), (8, 0.3), (20, 0.15), (max(8, w / 4), 0.3), (300, 0.2)] {
+                    let (dark, light) = try crop.sauvolaBoth(halfWindow: window, factor: factor)
+                    let expected = (try crop.sauvola(halfWindow: window, factor: factor), try inverse.sauvola(halfWindow: window, factor: factor))
+                    for (mine, theirs) in [(dark, expected.0), (light, expected.1)] {
+                        var same: Int32 = 0
+                        mine.withPix { a in theirs.withPix { b in _ = pixEqual(a, b, &same) } }
+                        #expect(same == 1, "\(file) \(w)x\(h) at \(x),\(y), window \(window), k \(factor)")
+                        compared += 1
+                    }
+                }
+                #expect(try crop.darkAndLightShapes(halfWindow: 8).dark == (try crop.darkShapes(halfWindow: 8)))
+            }
+        }
+        #expect(compared == 3 * 6 * 5 * 2)
+    }
+
     @Test("recognises the printed label on a sample cover")
     func recognisesLabel() throws {
         let engine = try TesseractEngine(tessdata: Fixtures.models)

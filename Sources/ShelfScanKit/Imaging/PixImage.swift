@@ -323,7 +323,7 @@ public final class PixImage: @unchecked Sendable {
     }
 
     /// Sauvola binarisation (k 0.3), 1-bit: dark pixels set.
-    private func sauvola(halfWindow: Int, factor: Double = 0.3) throws(ShelfScanError) -> PixImage {
+    func sauvola(halfWindow: Int, factor: Double = 0.3) throws(ShelfScanError) -> PixImage {
         var binary: UnsafeMutablePointer<Pix>?
         let h = Int32(max(2, min(halfWindow, (min(width, height) - 3) / 2)))
         guard withPix({ pixSauvolaBinarize($0, h, Float(factor), 1, nil, nil, nil, &binary) }) == 0, let binary else {

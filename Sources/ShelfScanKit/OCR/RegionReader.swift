@@ -603,15 +603,16 @@ public struct RegionReader: Sendable {
         let across = standing ? image.width : image.height
         guard across >= 16, image.width >= 8, image.height >= 8 else { return nil }
         let window = max(8, across / 4)
-        func letters(_ picture: PixImage) throws(ShelfScanError) -> [BoundingBox] {
-            try picture.darkShapes(halfWindow: window).filter { b in
+        func letters(_ shapes: [BoundingBox]) -> [BoundingBox] {
+            shapes.filter { b in
                 let height = standing ? b.width : b.height, width = standing ? b.height : b.width
                 return height >= 6 && Double(height) <= 0.8 * Double(across) && width >= 2 && width <= 4 * height
                     && b.x > 0 && b.y > 0 && b.x + b.width < image.width && b.y + b.height < image.height
             }
         }
-        let dark = try letters(image)
-        let light = try letters(try image.inverted())
+        let shapes = try image.darkAndLightShapes(halfWindow: window)
+        let dark = letters(shapes.dark)
+        let light = letters(shapes.light)
         guard dark.count + light.count < 2000 else { return nil }
         func inside(_ a: BoundingBox, _ b: BoundingBox) -> Bool {
             a.x >= b.x && a.y >= b.y && a.x + a.width <= b.x + b.width && a.y + a.height <= b.y + b.height
@@ -936,8 +937,7 @@ public struct RegionReader: Sendable {
     static func letterLines(in looked: PixImage, window: Int, runs: ([BoundingBox]) -> [AcrossLine]) throws(ShelfScanError)
         -> (lines: [AcrossLine], dark: [BoundingBox], light: [BoundingBox])?
     {
-        let dark = try looked.darkShapes(halfWindow: window, factor: acrossSauvola)
-        let light = try looked.inverted().darkShapes(halfWindow: window, factor: acrossSauvola)
+        let (dark, light) = try looked.darkAndLightShapes(halfWindow: window, factor: acrossSauvola)
         guard dark.count + light.count < 3000 else { return nil }
         let found = (runs(dark) + runs(light).map { var l = $0; l.light = true; return l }).sorted { $0.letters > $1.letters }
         var kept: [AcrossLine] = []
