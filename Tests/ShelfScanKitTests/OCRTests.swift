@@ -49,6 +49,34 @@ struct OCRTests {
         #expect(compared == 3 * 6 * 5 * 2)
     }
 
+    @Test("a region's crop made once per photo: the same crop again for the same region and settings, a new one for another photo, region or setting")
+    func preparedOnce() throws {
+        let photo = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-english-ttb.jpg")).image
+        let other = try photo.inverted()
+        let region = TextRegion(layout: .spine, box: BoundingBox(x: 100, y: 40, width: 60, height: 400), lean: 2,
+                                typicalThickness: 50, row: 0, index: 0)
+        let reader = RegionReader()
+        let first = try reader.prepare(region, in: photo)
+        #expect(try reader.prepare(region, in: photo).sized === first.sized)
+        func same(_ a: PixImage, _ b: PixImage) -> Bool {
+            var equal: Int32 = 0
+            a.withPix { x in b.withPix { y in _ = pixEqual(x, y, &equal) } }
+            return equal == 1
+        }
+        // Another photo of the same size: its own pixels, not the first photo's crop.
+        let inverse = try reader.prepare(region, in: other)
+        #expect(!same(inverse.sized, first.sized))
+        #expect(same(inverse.sized, try RegionReader().prepare(region, in: other).sized))
+        // Another region, another setting: made anew.
+        let moved = TextRegion(layout: .spine, box: BoundingBox(x: 160, y: 40, width: 60, height: 400), lean: 2,
+                               typicalThickness: 50, row: 0, index: 1)
+        #expect(try reader.prepare(moved, in: other).sized !== inverse.sized)
+        var darkest = reader
+        darkest.darkestChannel = true
+        #expect(try darkest.prepare(region, in: other).sized !== inverse.sized)
+        #expect(try reader.prepare(region, in: other, leastTurn: 0.5).sized !== inverse.sized)
+    }
+
     @Test("recognises the printed label on a sample cover")
     func recognisesLabel() throws {
         let engine = try TesseractEngine(tessdata: Fixtures.models)
