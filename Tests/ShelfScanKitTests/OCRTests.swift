@@ -56,6 +56,9 @@ struct OCRTests {
         let region = TextRegion(layout: .spine, box: BoundingBox(x: 100, y: 40, width: 60, height: 400), lean: 2,
                                 typicalThickness: 50, row: 0, index: 0)
         let reader = RegionReader()
+        // Not kept before `keepFromNow` (the first reading's crops, of every region).
+        #expect(try reader.prepare(region, in: photo).sized !== (try reader.prepare(region, in: photo).sized))
+        reader.crops.keepFromNow()
         let first = try reader.prepare(region, in: photo)
         #expect(try reader.prepare(region, in: photo).sized === first.sized)
         func same(_ a: PixImage, _ b: PixImage) -> Bool {
@@ -75,6 +78,9 @@ struct OCRTests {
         darkest.darkestChannel = true
         #expect(try darkest.prepare(region, in: other).sized !== inverse.sized)
         #expect(try reader.prepare(region, in: other, leastTurn: 0.5).sized !== inverse.sized)
+        // Let go.
+        reader.crops.clear()
+        #expect(try reader.prepare(region, in: other).sized !== inverse.sized)
     }
 
     @Test("recognises the printed label on a sample cover")

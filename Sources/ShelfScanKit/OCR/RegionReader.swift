@@ -1824,8 +1824,10 @@ public final class DirectionVotes: @unchecked Sendable {
 
 /// The crops `RegionReader.prepare` made for the photo being read, by region and the reader's
 /// settings that shape them: the passes after the first reading prepare the same unnamed spines
-/// a dozen times (cut, grayed, turned upright, scaled: 3% of the 12 MP shelf's CPU). Kept for
-/// one photo at a time: the photo is held meanwhile, so another one cannot take its address.
+/// a dozen times (cut, grayed, turned upright, scaled: 3% of the 12 MP shelf's CPU). Only the
+/// crops made between `keepFromNow` and `clear` (the passes': the first reading's, of every
+/// region, took the real shelves' peak memory from 446 to 685 MB), and for one photo at a time:
+/// the photo is held meanwhile, so another one cannot take its address.
 /// `@unchecked Sendable`: every stored property is only touched under `lock`.
 final class PreparedCrops: @unchecked Sendable {
     struct Key: Hashable {
@@ -1844,6 +1846,23 @@ final class PreparedCrops: @unchecked Sendable {
     private let lock = NSLock()
     private var photo: PixImage?
     private var crops: [Key: RegionReader.Prepared] = [:]
+    private var keeping = false
+
+    /// Crops made from now on are kept.
+    func keepFromNow() {
+        lock.lock()
+        keeping = true
+        lock.unlock()
+    }
+
+    /// Every crop let go, and none kept until `keepFromNow`.
+    func clear() {
+        lock.lock()
+        keeping = false
+        photo = nil
+        crops = [:]
+        lock.unlock()
+    }
 
     func crop(_ key: Key, of image: PixImage) -> RegionReader.Prepared? {
         lock.lock()
@@ -1854,6 +1873,7 @@ final class PreparedCrops: @unchecked Sendable {
     func keep(_ crop: RegionReader.Prepared, _ key: Key, of image: PixImage) {
         lock.lock()
         defer { lock.unlock() }
+        guard keeping else { return }
         if photo !== image {
             photo = image
             crops = [:]

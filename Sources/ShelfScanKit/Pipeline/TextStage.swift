@@ -146,6 +146,10 @@ struct TextStage {
         let memo = MatchMemo()
         var clock = ContinuousClock.now
         let everyReading = try read(regions, in: image)
+        // The passes below prepare the spines they read again and again: their crops are kept
+        // until the passes end (`PreparedCrops`).
+        reader.crops.keepFromNow()
+        defer { reader.crops.clear() }
         // The losing orientation held a book's words: its regions are spines like the others.
         var regions = regions
         if everyReading.hedgeHeld { for r in regions.indices { regions[r].hedge = false } }
