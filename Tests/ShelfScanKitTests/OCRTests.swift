@@ -81,6 +81,16 @@ struct OCRTests {
         // Let go.
         reader.crops.clear()
         #expect(try reader.prepare(region, in: other).sized !== inverse.sized)
+        // No more than the limit's bytes kept: the first crop fits, the second not.
+        let crop = try reader.prepare(region, in: photo), bytes = crop.sized.width * crop.sized.height + crop.upright!.width * crop.upright!.height
+        let small = PreparedCrops(limit: bytes + 10)
+        small.keepFromNow()
+        let key = { (x: Int) in PreparedCrops.Key(box: BoundingBox(x: x, y: 0, width: 1, height: 1), lean: 0, band: [], layout: .spine, typical: 1,
+                                                  leastTurn: 1.5, darkest: false, stretch: true, grayPadding: false, target: 32) }
+        small.keep(crop, key(0), of: photo)
+        small.keep(crop, key(1), of: photo)
+        #expect(small.crop(key(0), of: photo)?.sized === crop.sized)
+        #expect(small.crop(key(1), of: photo) == nil)
     }
 
     @Test("recognises the printed label on a sample cover")

@@ -1245,7 +1245,7 @@ public struct RegionReader: Sendable {
     /// The region cut from `image`, gray, upright and scaled for reading.
     /// `leastTurn`: leans under this many degrees are read as they are.
     func prepare(_ region: TextRegion, in image: PixImage, leastTurn: Double = 1.5) throws(ShelfScanError) -> Prepared {
-        // A region's crop, made once per photo for the first reading and every pass after it.
+        // A region's crop, made once for all the passes after the first reading (`PreparedCrops`).
         guard hueCrop == nil else { return try prepareAnew(region, in: image, leastTurn: leastTurn) }
         let key = PreparedCrops.Key(box: region.box, lean: region.lean, band: region.band.map { [$0.lowerBound, $0.upperBound] } ?? [],
                                     layout: region.layout, typical: region.typicalThickness, leastTurn: leastTurn,
@@ -1825,9 +1825,10 @@ public final class DirectionVotes: @unchecked Sendable {
 /// The crops `RegionReader.prepare` made for the photo being read, by region and the reader's
 /// settings that shape them: the passes after the first reading prepare the same unnamed spines
 /// a dozen times (cut, grayed, turned upright, scaled: 3% of the 12 MP shelf's CPU). Only the
-/// crops made between `keepFromNow` and `clear` (the passes': the first reading's, of every
-/// region, took the real shelves' peak memory from 446 to 685 MB), and for one photo at a time:
-/// the photo is held meanwhile, so another one cannot take its address.
+/// crops made between `keepFromNow` and `clear` (the passes'), up to `limit` bytes (kept without
+/// a limit, the real shelves' peak memory went from 446 to 683 MB; at 48 MB, 519 MB; the 12 MP
+/// shelf keeps 40 crops, 8.6 MB), and for one photo at a time: the photo is held meanwhile, so
+/// another one cannot take its address. `SHELFSCAN_CROPS_MB=N` sets the limit (0: none kept).
 /// `@unchecked Sendable`: every stored property is only touched under `lock`.
 final class PreparedCrops: @unchecked Sendable {
     struct Key: Hashable {
@@ -1847,6 +1848,12 @@ final class PreparedCrops: @unchecked Sendable {
     private var photo: PixImage?
     private var crops: [Key: RegionReader.Prepared] = [:]
     private var keeping = false
+    /// The bytes of the crops kept; none is kept past `limit` (24 MB).
+    private var bytes = 0
+    let limit: Int
+    static let defaultLimit = Int(ProcessInfo.processInfo.environment["SHELFSCAN_CROPS_MB"] ?? "").map { $0 << 20 } ?? 24 << 20
+
+    init(limit: Int = PreparedCrops.defaultLimit) { self.limit = limit }
 
     /// Crops made from now on are kept.
     func keepFromNow() {
@@ -1858,9 +1865,11 @@ final class PreparedCrops: @unchecked Sendable {
     /// Every crop let go, and none kept until `keepFromNow`.
     func clear() {
         lock.lock()
+        if RegionReader.traceReads { FileHandle.standardError.write(Data("CROPS \(crops.count) kept, \(bytes >> 10) KB\n".utf8)) }
         keeping = false
         photo = nil
         crops = [:]
+        bytes = 0
         lock.unlock()
     }
 
@@ -1877,7 +1886,11 @@ final class PreparedCrops: @unchecked Sendable {
         if photo !== image {
             photo = image
             crops = [:]
+            bytes = 0
         }
+        let size = [crop.sized, crop.upright].compactMap { $0 }.reduce(0) { $0 + $1.width * $1.height * $1.depth / 8 }
+        guard bytes + size <= limit else { return }
+        bytes += size
         crops[key] = crop
     }
 }
