@@ -49,7 +49,7 @@ struct OCRTests {
         #expect(compared == 3 * 6 * 5 * 2)
     }
 
-    @Test("a region's crop made once per photo: the same crop again for the same region and settings, a new one for another photo, region or setting")
+    @Test("a region's crop made once for the passes: the same crop again for the same region and settings once kept, a new one for another photo, region or setting, none past the limit")
     func preparedOnce() throws {
         let photo = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-english-ttb.jpg")).image
         let other = try photo.inverted()

@@ -1873,12 +1873,15 @@ final class PreparedCrops: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// The crop kept for `key` of `image`, if any.
     func crop(_ key: Key, of image: PixImage) -> RegionReader.Prepared? {
         lock.lock()
         defer { lock.unlock() }
         return photo === image ? crops[key] : nil
     }
 
+    /// Keeps `crop` for `key` of `image` while keeping and within the limit; another photo's
+    /// crops are let go first.
     func keep(_ crop: RegionReader.Prepared, _ key: Key, of image: PixImage) {
         lock.lock()
         defer { lock.unlock() }
