@@ -337,19 +337,19 @@ public final class PixImage: @unchecked Sendable {
     /// text on a dark ground). A smaller `factor` (Sauvola's k) keeps fainter shapes: the
     /// threshold is the window's mean times (1 - k) where the window is flat.
     public func darkShapes(halfWindow: Int, factor: Double = 0.3) throws(ShelfScanError) -> [BoundingBox] {
-        guard let boxes = try sauvola(halfWindow: halfWindow, factor: factor).withPix({ pixConnCompBB($0, 8) }) else { return [] }
-        var ownedBoxes: UnsafeMutablePointer<Boxa>? = boxes
-        defer { boxaDestroy(&ownedBoxes) }
-        let n = boxaGetCount(boxes)
-        var out: [BoundingBox] = []
-        out.reserveCapacity(Int(n))
-        for i in 0..<n {
-            var x: Int32 = 0, y: Int32 = 0, w: Int32 = 0, hh: Int32 = 0
-            if boxaGetBoxGeometry(boxes, i, &x, &y, &w, &hh) == 0 {
-                out.append(BoundingBox(x: Int(x), y: Int(y), width: Int(w), height: Int(hh)))
-            }
+        try sauvola(halfWindow: halfWindow, factor: factor).shapeBoxes()
+    }
+
+    /// The boxes of this 1-bit image's 8-connected shapes.
+    func shapeBoxes() throws(ShelfScanError) -> [BoundingBox] {
+        guard let boxes = withPix({ pixConnCompBB($0, 8) }) else { return [] }
+        var owned: UnsafeMutablePointer<Boxa>? = boxes
+        defer { boxaDestroy(&owned) }
+        return (0..<boxaGetCount(boxes)).compactMap { i in
+            var x: Int32 = 0, y: Int32 = 0, w: Int32 = 0, h: Int32 = 0
+            guard boxaGetBoxGeometry(boxes, i, &x, &y, &w, &h) == 0 else { return nil }
+            return BoundingBox(x: Int(x), y: Int(y), width: Int(w), height: Int(h))
         }
-        return out
     }
 
     /// Light for dark and dark for light.

@@ -104,16 +104,4 @@ extension PixImage {
         }
         return (dark, light)
     }
-
-    /// The boxes of this 1-bit image's 8-connected shapes.
-    private func shapeBoxes() throws(ShelfScanError) -> [BoundingBox] {
-        guard let boxes = withPix({ pixConnCompBB($0, 8) }) else { return [] }
-        var owned: UnsafeMutablePointer<Boxa>? = boxes
-        defer { boxaDestroy(&owned) }
-        return (0..<boxaGetCount(boxes)).compactMap { i in
-            var x: Int32 = 0, y: Int32 = 0, bw: Int32 = 0, bh: Int32 = 0
-            guard boxaGetBoxGeometry(boxes, i, &x, &y, &bw, &bh) == 0 else { return nil }
-            return BoundingBox(x: Int(x), y: Int(y), width: Int(bw), height: Int(bh))
-        }
-    }
 }

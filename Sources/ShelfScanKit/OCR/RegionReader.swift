@@ -1590,26 +1590,22 @@ public final class OCRWorkers: @unchecked Sendable {
     /// Starts loading one engine on another thread when none exists yet (a model takes about
     /// 50 ms of a core to load): the photo is decoded meanwhile, one core otherwise idle. A
     /// model that fails to load fails the first reading as it would have.
-    public func prewarm() {
-        condition.lock()
-        let none = created == 0
-        condition.unlock()
-        guard none else { return }
-        DispatchQueue.global().async { [self] in _ = try? withEngine { _ in } }
-    }
+    public func prewarm() { preload(upTo: 1) }
 
-    /// Starts loading, one after the other on one thread, every engine not loaded yet (the
-    /// second model: 45-90 ms of a core each), for a core that would otherwise idle; each is
-    /// idle once loaded. A model that fails to load fails the reading that needs it.
-    func preload() {
+    /// Starts loading, one after the other on one thread, every engine not loaded yet (`upTo`
+    /// of them at most; the second model: 45-90 ms of a core each), for a core that would
+    /// otherwise idle; each is idle once loaded. A model that fails to load fails the reading
+    /// that needs it.
+    func preload(upTo count: Int? = nil) {
+        let wanted = min(size, count ?? size)
         condition.lock()
-        let missing = created < size && failure == nil
+        let missing = created < wanted && failure == nil
         condition.unlock()
         guard missing else { return }
         DispatchQueue.global().async { [self] in
             while true {
                 condition.lock()
-                guard created < size, failure == nil else { condition.unlock(); return }
+                guard created < wanted, failure == nil else { condition.unlock(); return }
                 created += 1
                 condition.unlock()
                 guard let engine = try? load() else { return }
