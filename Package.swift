@@ -29,10 +29,12 @@ let package = Package(
         .target(
             name: "CFastPNG",
             linkerSettings: [.linkedLibrary("dl")]),
+        // Tesseract's OpenMP kept to the reading thread, set at run time (include/openmp.h).
+        .target(name: "COpenMP"),
         .target(
             name: "ShelfScanKit",
             dependencies: [
-                "CLeptonica", "CTesseract", "CZBar", "CCurl", "CFastPNG",
+                "CLeptonica", "CTesseract", "CZBar", "CCurl", "CFastPNG", "COpenMP",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .executableTarget(

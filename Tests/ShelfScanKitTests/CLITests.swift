@@ -34,9 +34,8 @@ enum CLI {
         var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
     }
 
-    /// Runs `shelfscan arguments` with output captured in files (no pipe can fill up and stall it),
-    /// OpenMP limited to one thread (so it does not re-exec itself) and XDG_DATA_HOME inside
-    /// `directory`, so that nothing outside the test's folder is touched.
+    /// Runs `shelfscan arguments` with output captured in files (no pipe can fill up and stall it)
+    /// and XDG_DATA_HOME inside `directory`, so that nothing outside the test's folder is touched.
     /// `stdin`: a file fed to standard input (none by default).
     static func run(_ arguments: [String], stdin: String? = nil, in directory: TemporaryDirectory) async throws -> Run {
         let executable = try #require(executable)
@@ -53,7 +52,6 @@ enum CLI {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
-        environment["OMP_THREAD_LIMIT"] = "1"
         // Tests never reach the internet: catalogue lookups use the cache only.
         environment["SHELFSCAN_OFFLINE"] = "1"
         environment["XDG_DATA_HOME"] = directory.path + "/xdg"

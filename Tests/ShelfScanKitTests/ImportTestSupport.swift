@@ -114,7 +114,6 @@ final class ImportProcess: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
-        environment["OMP_THREAD_LIMIT"] = "1"
         environment["SHELFSCAN_OFFLINE"] = "1"
         environment["XDG_DATA_HOME"] = directory.path + "/xdg"
         environment["HOME"] = directory.path

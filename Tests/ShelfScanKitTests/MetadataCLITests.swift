@@ -25,7 +25,6 @@ enum OnlineCLI {
                     "SHELFSCAN_GOOGLEBOOKS_URL", "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"] {
             environment[key] = nil
         }
-        environment["OMP_THREAD_LIMIT"] = "1"
         environment["SHELFSCAN_OFFLINE"] = "0"
         environment["NO_PROXY"] = "127.0.0.1"
         environment["XDG_DATA_HOME"] = directory.path + "/xdg"

@@ -1,12 +1,12 @@
 import Foundation
 import Testing
 import CLeptonica
+import COpenMP
 @testable import ShelfScanKit
 
 /// Printed text in the Odyssey back cover (SampleImages/barcodes/isbn-odyssey-ean5-clean.png,
 /// 1280x720): a bold "CLASSICS" above "US $17.00" at the bottom left, and
-/// "ISBN 978-0-14-303995-2" above the barcode. Crops keep recognition cheap: the test process
-/// cannot set OMP_THREAD_LIMIT before launch the way the executable does.
+/// "ISBN 978-0-14-303995-2" above the barcode. Crops keep recognition cheap.
 enum OCRSample {
     static let path = Fixtures.sample("barcodes/isbn-odyssey-ean5-clean.png")
     static let priceLabel = BoundingBox(x: 30, y: 545, width: 240, height: 100)
@@ -91,6 +91,28 @@ struct OCRTests {
         small.keep(crop, key(1), of: photo)
         #expect(small.crop(key(0), of: photo)?.sized === crop.sized)
         #expect(small.crop(key(1), of: photo) == nil)
+    }
+
+    @Test("a reading keeps Tesseract's OpenMP on the reading thread (max-active-levels 0 there), with no OMP_THREAD_LIMIT needed")
+    func openMPSerial() throws {
+        let engine = try TesseractEngine(tessdata: Fixtures.models)
+        let crop = try OCRSample.crop(OCRSample.priceLabel)
+        // A thread of its own: the levels are per thread, and this one has read nothing yet.
+        let levels = ResultSlots<(before: Int32, after: Int32, read: Bool)>(count: 1)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let before = shelfscan_openmp_levels()
+            let read = (try? engine.recognize(crop, layout: .block)).map { !$0.lines.isEmpty } ?? false
+            levels.set(0, (before, shelfscan_openmp_levels(), read))
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        let seen = try #require(levels.values[0])
+        #expect(seen.before != -1, "libgomp is loaded with Tesseract")
+        #expect(seen.before != 0, "a fresh thread starts with OpenMP's default levels")
+        #expect(seen.read)
+        #expect(seen.after == 0)
     }
 
     @Test("recognises the printed label on a sample cover")

@@ -395,7 +395,6 @@ struct StreamCLITests {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["stream", "--no-ocr", "--confirm", "1"]
         var environment = ProcessInfo.processInfo.environment
-        environment["OMP_THREAD_LIMIT"] = "1"
         environment["XDG_DATA_HOME"] = dir.path + "/xdg"
         process.environment = environment
         process.standardInput = input

@@ -58,7 +58,7 @@ public final class ReadBudget: @unchecked Sendable {
     }
 
     /// The calling thread's CPU time, nanoseconds (Tesseract reads on the calling thread:
-    /// `OMP_THREAD_LIMIT=1`).
+    /// its OpenMP is kept to it, `shelfscan_openmp_serial`).
     static func threadCPU() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)

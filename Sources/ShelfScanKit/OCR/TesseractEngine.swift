@@ -1,5 +1,6 @@
 import CFastPNG
 import CLeptonica
+import COpenMP
 import CTesseract
 import Foundation
 
@@ -175,6 +176,8 @@ public final class TesseractEngine: @unchecked Sendable {
     private func recognize(_ pix: UnsafeMutablePointer<Pix>, width: Int, height: Int, layout: PageLayout,
                            thresholding: Thresholding, deadline: Int?, resolution: Int) throws(ShelfScanError) -> OCRPage {
         recognitions += 1
+        // One thread per reading, whichever thread reads (see COpenMP).
+        _ = shelfscan_openmp_serial()
         TessBaseAPISetPageSegMode(api, layout.mode)
         TessBaseAPISetVariable(api, "thresholding_method", thresholding == .global ? "0" : "2")
         // Tesseract measures the window in inches: at the stated resolution, or 70 when it

@@ -1,0 +1,15 @@
+#ifndef SHELFSCAN_OPENMP_H
+#define SHELFSCAN_OPENMP_H
+
+/// Makes the OpenMP parallel regions the calling thread meets run on that thread alone (its
+/// max-active-levels set to 0), whatever OMP_THREAD_LIMIT says: Tesseract's LSTM asks for
+/// several threads per line, and with a reading per core those threads fight over the cores
+/// (5-12x slower on two). Cheap after the first call on a thread. Returns 0 when libgomp is not
+/// loaded (Tesseract built without OpenMP: nothing to do), else 1.
+int shelfscan_openmp_serial(void);
+
+/// The calling thread's OpenMP max-active-levels (0 once `shelfscan_openmp_serial` ran on it),
+/// or -1 when libgomp is not loaded.
+int shelfscan_openmp_levels(void);
+
+#endif
