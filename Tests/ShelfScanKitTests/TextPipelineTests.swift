@@ -811,6 +811,17 @@ struct TextPipelineTests {
         let elsewhere = ReadLine(text: "Gabriel Garcia Marquez", confidence: 80, box: BoundingBox(x: 600, y: 1000, width: 38, height: 200),
                                  textHeight: 20, quarterTurns: 3, readingConfidence: 80)
         #expect(RegionReader.keepBest([title, elsewhere], usual: [1]).count == 2)
+        // A speck read across the spine ("ae" at 76, inside the title's box) covers little of
+        // the title read along it (74): both stay; the speck read along the title's whole box
+        // would be the same ink, and the surer reading alone stays.
+        let bell = ReadLine(text: "THE BELL JAR", confidence: 80, box: BoundingBox(x: 2510, y: 1300, width: 80, height: 500),
+                            textHeight: 60, quarterTurns: 1, readingConfidence: 74)
+        let speck = ReadLine(text: "ae", confidence: 76, box: BoundingBox(x: 2530, y: 1400, width: 40, height: 30),
+                             textHeight: 20, quarterTurns: 0, readingConfidence: 76)
+        #expect(Set(RegionReader.keepBest([bell, speck]).map(\.text)) == ["THE BELL JAR", "ae"])
+        let sameInk = ReadLine(text: "ae", confidence: 76, box: BoundingBox(x: 2515, y: 1310, width: 70, height: 470),
+                               textHeight: 20, quarterTurns: 0, readingConfidence: 76)
+        #expect(RegionReader.keepBest([bell, sameInk]).map(\.text) == ["ae"])
     }
 
     /// *Stardust* on the rendered row of thin spines: read with its band's margin the spine
