@@ -46,11 +46,19 @@ let package = Package(
             // CFastPNG's png_set_compression_level must be in the dynamic symbol table for
             // Leptonica's call to reach it (gold does not export it on its own: Leptonica's
             // reference is versioned).
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=png_set_compression_level"])]),
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=png_set_compression_level",
+                                          "-Xlinker", "--export-dynamic-symbol=GOMP_parallel",
+                                          "-Xlinker", "--export-dynamic-symbol=GOMP_parallel_sections",
+                                          "-Xlinker", "--export-dynamic-symbol=GOMP_sections_next",
+                                          "-Xlinker", "--export-dynamic-symbol=GOMP_sections_end_nowait"])]),
         .testTarget(
             name: "ShelfScanKitTests",
             dependencies: ["ShelfScanKit"],
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=png_set_compression_level"])]),
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=png_set_compression_level",
+                                          "-Xlinker", "--export-dynamic-symbol=GOMP_parallel",
+                                          "-Xlinker", "--export-dynamic-symbol=GOMP_parallel_sections",
+                                          "-Xlinker", "--export-dynamic-symbol=GOMP_sections_next",
+                                          "-Xlinker", "--export-dynamic-symbol=GOMP_sections_end_nowait"])]),
     ],
     swiftLanguageModes: [.v6]
 )

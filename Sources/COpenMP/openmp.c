@@ -38,3 +38,59 @@ int shelfscan_openmp_levels(void) {
     pthread_once(&looked_up, look_up);
     return get_levels == NULL ? -1 : get_levels();
 }
+
+// Tesseract's LSTM opens an OpenMP parallel region for every time step of every layer, about
+// 850,000 on the 12 MP shelf. With one thread per region, as here, libgomp still sets a team
+// up and wakes its barrier's futex on leaving: a system call per region, 5% of the photo's CPU.
+// The executable's definitions come first in the dynamic linker's search order (exported with
+// --export-dynamic-symbol, see Package.swift), so libtesseract's calls land here and run the
+// region's body on the calling thread, as a team of one would:
+// - `GOMP_parallel` (`parallel for`): the body's loop is statically scheduled by
+//   `omp_get_num_threads` and `omp_get_thread_num`, 1 and 0 outside a team: every iteration.
+// - `GOMP_parallel_sections`: the body asks `GOMP_sections_next` for section after section
+//   (1...count, then 0) and ends with `GOMP_sections_end_nowait`; those two answer here while
+//   such a region runs on the thread, and are libgomp's otherwise.
+static __thread long regions = 0;
+
+void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags) {
+    (void)num_threads; (void)flags;
+    regions += 1;
+    fn(data);
+}
+
+// The sections region running on this thread: the next section to hand out, and how many.
+static __thread unsigned sections_next = 0, sections_count = 0;
+static __thread int in_sections = 0;
+
+void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_threads, unsigned count, unsigned flags) {
+    (void)num_threads; (void)flags;
+    regions += 1;
+    unsigned saved_next = sections_next, saved_count = sections_count;
+    int saved_in = in_sections;
+    sections_next = 1;
+    sections_count = count;
+    in_sections = 1;
+    fn(data);
+    sections_next = saved_next;
+    sections_count = saved_count;
+    in_sections = saved_in;
+}
+
+typedef unsigned (*sections_next_fn)(void);
+typedef void (*sections_end_fn)(void);
+
+unsigned GOMP_sections_next(void) {
+    if (in_sections) return sections_next <= sections_count ? sections_next++ : 0;
+    static sections_next_fn real = NULL;
+    if (real == NULL) real = (sections_next_fn)dlsym(RTLD_NEXT, "GOMP_sections_next");
+    return real();
+}
+
+void GOMP_sections_end_nowait(void) {
+    if (in_sections) return;
+    static sections_end_fn real = NULL;
+    if (real == NULL) real = (sections_end_fn)dlsym(RTLD_NEXT, "GOMP_sections_end_nowait");
+    real();
+}
+
+long shelfscan_openmp_regions(void) { return regions; }

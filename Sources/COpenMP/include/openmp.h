@@ -12,4 +12,9 @@ int shelfscan_openmp_serial(void);
 /// or -1 when libgomp is not loaded.
 int shelfscan_openmp_levels(void);
 
+/// How many OpenMP parallel regions the calling thread has opened through this module's
+/// `GOMP_parallel` (see openmp.c): 0 when the executable does not export it and libgomp's own
+/// runs instead.
+long shelfscan_openmp_regions(void);
+
 #endif
