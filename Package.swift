@@ -1,6 +1,14 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Functions the executables define in place of a library's, which must be in their dynamic
+// symbol table for the library's calls to reach them (gold does not export them on its own: the
+// libraries' references are versioned): CFastPNG's png_set_compression_level (Leptonica's PNG
+// writes), COpenMP's GOMP_* (Tesseract's OpenMP regions, run on the calling thread).
+let interposed = LinkerSetting.unsafeFlags(
+    ["png_set_compression_level", "GOMP_parallel", "GOMP_parallel_sections", "GOMP_sections_next",
+     "GOMP_sections_end_nowait"].flatMap { ["-Xlinker", "--export-dynamic-symbol=\($0)"] })
+
 let package = Package(
     name: "shelfscan",
     platforms: [.macOS(.v13)],
@@ -29,7 +37,7 @@ let package = Package(
         .target(
             name: "CFastPNG",
             linkerSettings: [.linkedLibrary("dl")]),
-        // Tesseract's OpenMP kept to the reading thread, set at run time (include/openmp.h).
+        // Tesseract's OpenMP regions run on the reading thread (openmp.c, include/openmp.h).
         .target(name: "COpenMP"),
         .target(
             name: "ShelfScanKit",
@@ -43,22 +51,11 @@ let package = Package(
                 "ShelfScanKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            // CFastPNG's png_set_compression_level must be in the dynamic symbol table for
-            // Leptonica's call to reach it (gold does not export it on its own: Leptonica's
-            // reference is versioned).
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=png_set_compression_level",
-                                          "-Xlinker", "--export-dynamic-symbol=GOMP_parallel",
-                                          "-Xlinker", "--export-dynamic-symbol=GOMP_parallel_sections",
-                                          "-Xlinker", "--export-dynamic-symbol=GOMP_sections_next",
-                                          "-Xlinker", "--export-dynamic-symbol=GOMP_sections_end_nowait"])]),
+            linkerSettings: [interposed]),
         .testTarget(
             name: "ShelfScanKitTests",
             dependencies: ["ShelfScanKit"],
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=png_set_compression_level",
-                                          "-Xlinker", "--export-dynamic-symbol=GOMP_parallel",
-                                          "-Xlinker", "--export-dynamic-symbol=GOMP_parallel_sections",
-                                          "-Xlinker", "--export-dynamic-symbol=GOMP_sections_next",
-                                          "-Xlinker", "--export-dynamic-symbol=GOMP_sections_end_nowait"])]),
+            linkerSettings: [interposed]),
     ],
     swiftLanguageModes: [.v6]
 )

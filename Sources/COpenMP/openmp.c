@@ -14,15 +14,22 @@
 
 typedef void (*set_levels_fn)(int);
 typedef int (*get_levels_fn)(void);
+typedef unsigned (*sections_next_fn)(void);
+typedef void (*sections_end_fn)(void);
 
 static pthread_once_t looked_up = PTHREAD_ONCE_INIT;
 static set_levels_fn set_levels = NULL;
 static get_levels_fn get_levels = NULL;
+// libgomp's own, for sections outside the regions run here (see below).
+static sections_next_fn real_sections_next = NULL;
+static sections_end_fn real_sections_end = NULL;
 static __thread int serial = 0;
 
 static void look_up(void) {
     set_levels = (set_levels_fn)dlsym(RTLD_DEFAULT, "omp_set_max_active_levels");
     get_levels = (get_levels_fn)dlsym(RTLD_DEFAULT, "omp_get_max_active_levels");
+    real_sections_next = (sections_next_fn)dlsym(RTLD_NEXT, "GOMP_sections_next");
+    real_sections_end = (sections_end_fn)dlsym(RTLD_NEXT, "GOMP_sections_end_nowait");
 }
 
 int shelfscan_openmp_serial(void) {
@@ -76,21 +83,16 @@ void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_threads
     in_sections = saved_in;
 }
 
-typedef unsigned (*sections_next_fn)(void);
-typedef void (*sections_end_fn)(void);
-
 unsigned GOMP_sections_next(void) {
     if (in_sections) return sections_next <= sections_count ? sections_next++ : 0;
-    static sections_next_fn real = NULL;
-    if (real == NULL) real = (sections_next_fn)dlsym(RTLD_NEXT, "GOMP_sections_next");
-    return real();
+    pthread_once(&looked_up, look_up);
+    return real_sections_next();
 }
 
 void GOMP_sections_end_nowait(void) {
     if (in_sections) return;
-    static sections_end_fn real = NULL;
-    if (real == NULL) real = (sections_end_fn)dlsym(RTLD_NEXT, "GOMP_sections_end_nowait");
-    real();
+    pthread_once(&looked_up, look_up);
+    real_sections_end();
 }
 
 long shelfscan_openmp_regions(void) { return regions; }

@@ -1531,14 +1531,17 @@ public struct RegionReader: Sendable {
     ///
     /// `usual`: the way most of the photo's spines read, whose readings count `usualBonus` more
     /// (a spine's title read at 57 loses to the same ink read upside down at 60 otherwise).
-    static func keepBest(_ lines: [ReadLine], usual: Set<Int> = [], bonus: Double = usualBonus) -> [ReadLine] {
+    /// `covering` false: lines clash wherever they share half the smaller box (the rule before
+    /// the thirty-second session, `SHELFSCAN_CLASH=smaller`).
+    static func keepBest(_ lines: [ReadLine], usual: Set<Int> = [], bonus: Double = usualBonus,
+                         covering: Bool = clashCovers) -> [ReadLine] {
         func weight(_ line: ReadLine) -> Double { line.readingConfidence + (usual.contains(line.quarterTurns) ? bonus : 0) }
         let ordered = lines.sorted { weight($0) > weight($1) }
         var kept: [ReadLine] = []
         for line in ordered {
             let clash = kept.contains { other in
                 other.quarterTurns != line.quarterTurns && overlap(line.box, other.box) > 0.5
-                    && (!clashCovers || covered(line.box, by: other.box) > 0.5)
+                    && (!covering || covered(line.box, by: other.box) > 0.5)
             }
             if !clash { kept.append(line) }
         }
