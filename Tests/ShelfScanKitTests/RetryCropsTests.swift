@@ -79,11 +79,15 @@ struct RetryCropsTests {
         let read = try await offPoolReading { reader, engine in
             try regions.map { region throws(ShelfScanError) in
                 let first = try reader.read(region, in: image, engine: engine)
-                return (first, try reader.readLetterSized(region, in: image, engine: engine, turns: region.quarterTurns, besides: first))
+                return (first, try reader.readLetterSized(region, in: image, engine: engine, turns: region.quarterTurns, besides: first),
+                        try reader.readLetterSized(region, in: image, engine: engine, turns: region.quarterTurns, besides: first,
+                                                   maximumPixels: 10_000))
             }
         }
         #expect(!read.contains { Self.reads($0.0, "cakes") }, "first: \(read.map { $0.0.map(\.text) })")
         #expect(read.contains { Self.reads($0.1, "cakes") }, "sized: \(read.map { $0.1.map(\.text) })")
+        // A crop that would grow past the limit is not read at that size.
+        #expect(read.allSatisfy { $0.2.isEmpty }, "over the limit: \(read.map { $0.2.map(\.text) })")
     }
 
     @Test("letter-sized readings are sized by letters of one size, not by a few shapes of any size",

@@ -527,8 +527,12 @@ public struct RegionReader: Sendable {
     /// measured on the crop as first scaled (`letterSizes`, `letterSize`); read only when that scale would
     /// grow them by `sizedGain` or more (within `maximumScale`), in the sure line's direction,
     /// else in `turns`.
+    ///
+    /// Not where the crop so scaled would exceed `maximumPixels` (`sizedMaximumPixels`): those are
+    /// wide windows over several spines or a bookcase's side (chris1's 400-900 px windows scaled
+    /// to 2600x1300-3600x1700, each reading cut off at the 400 ms deadline with nothing named).
     public func readLetterSized(_ region: TextRegion, in image: PixImage, engine: TesseractEngine, turns: [Int],
-                                besides lines: [ReadLine]) throws(ShelfScanError) -> [ReadLine] {
+                                besides lines: [ReadLine], maximumPixels: Double = sizedMaximumPixels) throws(ShelfScanError) -> [ReadLine] {
         guard region.layout != .cover else { return [] }
         let p = try prepare(region, in: image)
         let standing = region.layout == .spine
@@ -539,6 +543,7 @@ public struct RegionReader: Sendable {
         // binding's grain, a picture) or too small to read: not read again.
         let factor = p.factor * Self.sizedHeight / median
         guard factor >= p.factor * Self.sizedGain, factor <= Self.maximumScale else { return [] }
+        guard Double(upright.width * upright.height) * factor * factor <= maximumPixels else { return [] }
         // Nor where no `sizedLetters` letters stand in a row along the spine (`pieces`: a word,
         // a line): shapes scattered over a bookcase's side or a stretch of shelf are grain.
         guard !Self.sizedInRow || Self.holdsRow(letters, standing: standing) else { return [] }
@@ -546,6 +551,12 @@ public struct RegionReader: Sendable {
         return try readAgain(upright, scaledBy: factor, p, turns: sure.map { [$0.quarterTurns] } ?? turns, single: Self.isSingle(region),
                              region: region, in: image, engine: engine, thresholding: Self.sizedThresholding, tag: "-sized")
     }
+
+    /// The most pixels a letter-sized reading's crop may have (`SHELFSCAN_SIZED_MAX_MP`, in
+    /// megapixels; 1.5). Real shelves 463 / 479 -> 462 / 478 (bookshelf-3's *Puzzles & Teasers*,
+    /// which comes and goes: found with it scanned alone), the eval's CPU -2.3%; the real 12 MP
+    /// photos chris1 15.5 -> 12.1 s, gardening 10.7 -> 8.7 s, crime1 7.2 -> 6.3 s, the same books.
+    public static let sizedMaximumPixels = (Double(ProcessInfo.processInfo.environment["SHELFSCAN_SIZED_MAX_MP"] ?? "") ?? 1.5) * 1_000_000
 
     /// The size of letters of one size among `sizes` (smallest first): their median, when
     /// `sizedLetters` of them or more lie within `sizedSpread` of it; nil for a few shapes of
