@@ -553,9 +553,10 @@ public struct RegionReader: Sendable {
     }
 
     /// The most pixels a letter-sized reading's crop may have (`SHELFSCAN_SIZED_MAX_MP`, in
-    /// megapixels; 1.5). Real shelves 463 / 479 -> 462 / 478 (bookshelf-3's *Puzzles & Teasers*,
-    /// which comes and goes: found with it scanned alone), the eval's CPU -2.3%; the real 12 MP
-    /// photos chris1 15.5 -> 12.1 s, gardening 10.7 -> 8.7 s, crime1 7.2 -> 6.3 s, the same books.
+    /// megapixels; 1.5). Real shelves 463 / 479 as before in CI (462 / 478 in one eval, without
+    /// bookshelf-3's *Puzzles & Teasers*, which comes and goes), the eval's CPU -2.3%; the real
+    /// 12 MP photos chris1 15.5 -> 12.1 s, gardening 10.7 -> 8.7 s, crime1 7.2 -> 6.3 s, the same
+    /// books.
     public static let sizedMaximumPixels = (Double(ProcessInfo.processInfo.environment["SHELFSCAN_SIZED_MAX_MP"] ?? "") ?? 1.5) * 1_000_000
 
     /// The size of letters of one size among `sizes` (smallest first): their median, when
