@@ -1536,7 +1536,7 @@ public struct RegionReader: Sendable {
 
     /// Where lines read in different directions cover the same ink, the reading Tesseract was
     /// surer of as a whole wins (not the one with the surest surviving words). The same ink: the
-    /// two boxes share half the smaller one, and the surer line covers half of the other. A speck
+    /// surer line's box covers half of the other's. A speck
     /// read across a spine ("ae" at 76) does not drop the title read along it ("THE BELL JAR"
     /// at 74, the 12 MP shelf's one book missed until the thirty-second session): real shelves
     /// 462 / 478 -> 463 / 479 found / returned.
@@ -1551,9 +1551,10 @@ public struct RegionReader: Sendable {
         let ordered = lines.sorted { weight($0) > weight($1) }
         var kept: [ReadLine] = []
         for line in ordered {
+            // Covering half of the line's box, the surer one shares half the smaller box too.
             let clash = kept.contains { other in
-                other.quarterTurns != line.quarterTurns && overlap(line.box, other.box) > 0.5
-                    && (!covering || covered(line.box, by: other.box) > 0.5)
+                other.quarterTurns != line.quarterTurns
+                    && (covering ? covered(line.box, by: other.box) : overlap(line.box, other.box)) > 0.5
             }
             if !clash { kept.append(line) }
         }
@@ -1567,18 +1568,12 @@ public struct RegionReader: Sendable {
 
     /// How much of `a`'s area `b` covers (0-1).
     static func covered(_ a: BoundingBox, by b: BoundingBox) -> Double {
-        let w = min(a.x + a.width, b.x + b.width) - max(a.x, b.x)
-        let h = min(a.y + a.height, b.y + b.height) - max(a.y, b.y)
-        guard w > 0, h > 0 else { return 0 }
-        return Double(w * h) / Double(max(1, a.width * a.height))
+        Double(a.intersectionArea(b)) / Double(max(1, a.width * a.height))
     }
 
     /// Intersection over the smaller box's area.
     static func overlap(_ a: BoundingBox, _ b: BoundingBox) -> Double {
-        let w = min(a.x + a.width, b.x + b.width) - max(a.x, b.x)
-        let h = min(a.y + a.height, b.y + b.height) - max(a.y, b.y)
-        guard w > 0, h > 0 else { return 0 }
-        return Double(w * h) / Double(max(1, min(a.width * a.height, b.width * b.height)))
+        Double(a.intersectionArea(b)) / Double(max(1, min(a.width * a.height, b.width * b.height)))
     }
 }
 
