@@ -26,21 +26,24 @@ struct HedgeTests {
         }
     }
 
-    @Test("once a photo's hedge has held a word, its other hedges are read in full; those read once before are remembered")
+    @Test("once a hedge has held a word, the other hedges of its row are read in full, other rows' still once; those read once before are remembered")
     func watch() async throws {
         let (photo, spine) = try ReadBudgetTests.blankSpine()
-        func hedge(_ index: Int) -> TextRegion {
-            var r = TextRegion(layout: spine.layout, box: spine.box, lean: 0, typicalThickness: spine.typicalThickness, row: 1000, index: index)
+        func hedge(_ index: Int, row: Int = 1000) -> TextRegion {
+            var r = TextRegion(layout: spine.layout, box: spine.box, lean: 0, typicalThickness: spine.typicalThickness, row: row, index: index)
             r.hedge = true
             return r
         }
         let watch = HedgeWatch()
         let early = try await Self.readings(hedge(0), in: photo, watch: watch)
         #expect(early == spine.quarterTurns.count && watch.wasReadOnce(hedge(0)) && !watch.held)
-        watch.hold()
+        watch.hold(row: 1000)
         let late = try await Self.readings(hedge(1), in: photo, watch: watch)
-        #expect(late > early, "a hedge read after one held was not retried: \(late) readings")
-        #expect(watch.held && watch.wasReadOnce(hedge(0)) && !watch.wasReadOnce(hedge(1)))
+        #expect(late > early, "a hedge read after its row held was not retried: \(late) readings")
+        #expect(watch.held && watch.holds(row: 1000) && watch.wasReadOnce(hedge(0)) && !watch.wasReadOnce(hedge(1)))
+        // Another band of the losing orientation has held nothing: its hedges are still read once.
+        let elsewhere = try await Self.readings(hedge(0, row: 1001), in: photo, watch: watch)
+        #expect(elsewhere == early && !watch.holds(row: 1001) && watch.wasReadOnce(hedge(0, row: 1001)))
     }
 
     /// A line on the middle of `region` (so on its spine), read at `confidence`.

@@ -186,7 +186,7 @@ public struct RegionReader: Sendable {
         // or a hedge of the photo has held a book's word already (`HedgeWatch`).
         if region.hedge {
             if confirms(lines, on: region) {
-                hedges?.hold()
+                hedges?.hold(row: region.row)
             } else if !onSpine(), hedges?.readOnce(region) ?? true {
                 return finished()
             }
@@ -1725,34 +1725,47 @@ struct RegionKey: Hashable {
     init(_ region: TextRegion) { row = region.row; index = region.index }
 }
 
-/// Whether one photo's hedge regions (`TextRegion.hedge`, its losing orientation) have held a
-/// book's word yet (`RegionReader.confirms`), and which of them were read only once before
-/// they did (to be read again in full). `@unchecked Sendable`: state only under `lock`.
+/// Which rows of one photo's hedge regions (`TextRegion.hedge`, its losing orientation) have
+/// held a book's word yet (`RegionReader.confirms`), and which hedges were read only once before
+/// their row did (to be read again in full). A row of the losing orientation is one band of the
+/// photo (a pile's books lie in one): a word held in one band says nothing of the others.
+/// `SHELFSCAN_HEDGE_ROWS=photo`: one word holds every row, as before the thirty-third session.
+/// `@unchecked Sendable`: state only under `lock`.
 public final class HedgeWatch: @unchecked Sendable {
     private let lock = NSLock()
-    private var isHeld = false
+    private var heldRows = Set<Int>()
     private var once = Set<RegionKey>()
 
     public init() {}
 
-    /// A hedge read a book's word surely.
-    func hold() {
+    static let wholePhoto = ProcessInfo.processInfo.environment["SHELFSCAN_HEDGE_ROWS"] == "photo"
+
+    /// A hedge of `row` read a book's word surely.
+    func hold(row: Int) {
         lock.lock()
-        isHeld = true
+        heldRows.insert(Self.wholePhoto ? -1 : row)
         lock.unlock()
     }
 
+    /// Whether any row has held.
     public var held: Bool {
         lock.lock()
         defer { lock.unlock() }
-        return isHeld
+        return !heldRows.isEmpty
     }
 
-    /// True (and `region` remembered) when no hedge has held yet: `region` is read once only.
+    /// Whether `row`'s hedges have held.
+    public func holds(row: Int) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return heldRows.contains(Self.wholePhoto ? -1 : row)
+    }
+
+    /// True (and `region` remembered) when its row has not held: `region` is read once only.
     func readOnce(_ region: TextRegion) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        guard !isHeld else { return false }
+        guard !heldRows.contains(Self.wholePhoto ? -1 : region.row) else { return false }
         once.insert(RegionKey(region))
         return true
     }

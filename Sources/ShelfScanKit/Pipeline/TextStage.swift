@@ -150,9 +150,9 @@ struct TextStage {
         // until the passes end (`PreparedCrops`).
         reader.crops.keepFromNow()
         defer { reader.crops.clear() }
-        // The losing orientation held a book's words: its regions are spines like the others.
+        // Rows of the losing orientation that held a book's words: their regions are spines like the others.
         var regions = regions
-        if everyReading.hedgeHeld { for r in regions.indices { regions[r].hedge = false } }
+        for r in regions.indices where everyReading.hedges.holds(row: regions[r].row) { regions[r].hedge = false }
         var lines = everyReading.kept
         findings.ocrMilliseconds = clock.millisecondsElapsed
         clock = .now
@@ -779,19 +779,21 @@ struct TextStage {
     /// Reads every region, both cores busy (one engine each).
     /// `kept`: per region, its lines, one reading of each ink (`RegionReader.keepBest`); `all`:
     /// every line read, both ways.
-    /// `hedgeHeld`: a region read as a hedge (`TextRegion.hedge`, the photo's losing
-    /// orientation) read a book's word surely (`RegionReader.confirms`); the hedges read only
-    /// once before that were then read again in full, as spines of the photo's own orientation.
+    /// `hedges`: which rows of hedges (`TextRegion.hedge`, the photo's losing orientation) read
+    /// a book's word surely (`RegionReader.confirms`); those rows' hedges read only once before
+    /// that were then read again in full, as spines of the photo's own orientation.
     /// `directions`: the photo's votes, with the way each region's letters stand.
     func read(_ regions: [TextRegion], in image: PixImage) throws(ShelfScanError)
-        -> (kept: [[ReadLine]], all: [[ReadLine]], hedgeHeld: Bool, directions: DirectionVotes, letterless: LetterlessRegions)
+        -> (kept: [[ReadLine]], all: [[ReadLine]], hedges: HedgeWatch, directions: DirectionVotes, letterless: LetterlessRegions)
     {
         let votes = DirectionVotes()
         let letterless = LetterlessRegions()
         // The losing orientation is read once: on most photos it is text and stripes seen
         // crosswise (the lines of standing spines' titles as a "pile" of books a few pixels
-        // thick), where every retry reads nothing. Once it reads a word surely, it holds books
-        // (a pile on a standing row) and is read like the rest.
+        // thick), where every retry reads nothing. Once a row of it reads a word surely, that
+        // row holds books (a pile on a standing row) and is read like the rest; the other rows
+        // stay hedges (`liz14`'s close-up spines: a word across one spine held four bands of
+        // junk, 52 regions and 12 s of CPU through every pass, for that one book).
         let hedges = HedgeWatch()
         // Once the last region is handed out, one core idles until the others are read: the
         // second model's engines load on it (`OCRWorkers.preload`), for the passes after. Not
@@ -804,7 +806,7 @@ struct TextStage {
             try reader.read(region, in: image, engine: engine, votes: votes, all: true, first: true, hedges: hedges, letterless: letterless)
         }
         if hedges.held {
-            let again = regions.indices.filter { hedges.wasReadOnce(regions[$0]) }
+            let again = regions.indices.filter { hedges.wasReadOnce(regions[$0]) && hedges.holds(row: regions[$0].row) }
             let reread = try readEach(again.map { r in
                 var full = regions[r]
                 full.hedge = false
@@ -817,7 +819,7 @@ struct TextStage {
         // Where a spine's ink was read both ways, the photo's usual way (of its sure lines,
         // standing and lying apart) wins unless the other was read clearly better.
         let usual = Set([[1, 3], [0, 2]].compactMap { votes.preferred(among: $0) })
-        return (all.map { RegionReader.keepBest($0, usual: Self.usualBonus ? usual : []) }, all, hedges.held, votes, letterless)
+        return (all.map { RegionReader.keepBest($0, usual: Self.usualBonus ? usual : []) }, all, hedges, votes, letterless)
     }
 
     /// A region's lines with the ones read the other way over the same ink instead, when those
