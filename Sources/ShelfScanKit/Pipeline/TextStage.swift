@@ -154,6 +154,12 @@ struct TextStage {
         var regions = regions
         for r in regions.indices where everyReading.hedges.holds(row: regions[r].row) { regions[r].hedge = false }
         var lines = everyReading.kept
+        if Self.traceLines {
+            for r in regions.indices {
+                let read = lines[r].map { "\(Int($0.confidence)) \($0.text)" }.joined(separator: " | ")
+                FileHandle.standardError.write(Data("FIRST r\(regions[r].row)-\(regions[r].index): \(read)\n".utf8))
+            }
+        }
         findings.ocrMilliseconds = clock.millisecondsElapsed
         clock = .now
         // The matcher, built meanwhile; its time waited for is matching's.
@@ -495,8 +501,13 @@ struct TextStage {
         // the cover benchmark a third of its time for nothing.
         if Self.secondModel != "off", findings.books.count >= Self.shelfBooks, let second = workers.second {
             let votes = sureDirections()
-            try readAgain("second", unnamedWithLetters(all: Self.secondModel == "all"), keepingBest: true, with: second) { [reader] region, _, engine throws(ShelfScanError) in
-                try reader.read(region, in: image, engine: engine, votes: votes, mayBeBlank: Self.secondModel == "all")
+            var secondReader = reader
+            let retries = ProcessInfo.processInfo.environment["SHELFSCAN_SECOND_RETRIES"] ?? ""
+            if retries.contains("nosharp") { secondReader.sharpenedRetry = false }
+            if retries.contains("nofine") { secondReader.fineLocalRetry = false }
+            if retries.contains("nogray") { secondReader.grayPaddingRetry = false }
+            try readAgain("second", unnamedWithLetters(all: Self.secondModel == "all"), keepingBest: true, with: second) { [secondReader] region, _, engine throws(ShelfScanError) in
+                try secondReader.read(region, in: image, engine: engine, votes: votes, mayBeBlank: Self.secondModel == "all")
             }
             try readSparse(with: second)
         }
