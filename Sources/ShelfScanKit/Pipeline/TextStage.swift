@@ -156,8 +156,7 @@ struct TextStage {
         var lines = everyReading.kept
         if Self.traceLines {
             for r in regions.indices {
-                let read = lines[r].map { "\(Int($0.confidence)) \($0.text)" }.joined(separator: " | ")
-                FileHandle.standardError.write(Data("FIRST r\(regions[r].row)-\(regions[r].index): \(read)\n".utf8))
+                FileHandle.standardError.write(Data("FIRST r\(regions[r].row)-\(regions[r].index): \(Self.traced(lines[r]))\n".utf8))
             }
         }
         findings.ocrMilliseconds = clock.millisecondsElapsed
@@ -519,8 +518,7 @@ struct TextStage {
         if Self.traceLines {
             let named = Set(findings.books.flatMap { $0.evidence.map(\.box) })
             for r in regions.indices {
-                let read = lines[r].map { "\(Int($0.confidence))\(named.contains($0.box) ? "*" : "") \($0.text)" }.joined(separator: " | ")
-                FileHandle.standardError.write(Data("LINES r\(regions[r].row)-\(regions[r].index) \(regions[r].layout)\(regions[r].window ? "-window" : "") \(regions[r].box.x),\(regions[r].box.y) \(regions[r].box.width)x\(regions[r].box.height): \(read)\n".utf8))
+                FileHandle.standardError.write(Data("LINES r\(regions[r].row)-\(regions[r].index) \(regions[r].layout)\(regions[r].window ? "-window" : "") \(regions[r].box.x),\(regions[r].box.y) \(regions[r].box.width)x\(regions[r].box.height): \(Self.traced(lines[r], named: named))\n".utf8))
             }
         }
     }
@@ -706,6 +704,12 @@ struct TextStage {
     /// `SHELFSCAN_TRACE_LINES=1`: every spine's lines after the last reading, on stderr (`*`: a
     /// book was named from it), to see what was read where a book was missed.
     static let traceLines = ProcessInfo.processInfo.environment["SHELFSCAN_TRACE_LINES"] != nil
+
+    /// A region's lines for `traceLines`: confidence and text, `*` after the confidence of those
+    /// a book was named from.
+    static func traced(_ lines: [ReadLine], named: Set<BoundingBox> = []) -> String {
+        lines.map { "\(Int($0.confidence))\(named.contains($0.box) ? "*" : "") \($0.text)" }.joined(separator: " | ")
+    }
 
     /// `SHELFSCAN_WIDE=off` leaves unnamed spines unread widened, `all` reads every unnamed spine
     /// so, letters read on it or not (for measuring).
