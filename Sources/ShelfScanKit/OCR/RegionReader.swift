@@ -1740,10 +1740,13 @@ public final class HedgeWatch: @unchecked Sendable {
 
     static let wholePhoto = ProcessInfo.processInfo.environment["SHELFSCAN_HEDGE_ROWS"] == "photo"
 
+    /// What `row` is remembered by: itself, or one key for every row under `wholePhoto`.
+    private static func key(_ row: Int) -> Int { wholePhoto ? -1 : row }
+
     /// A hedge of `row` read a book's word surely.
     func hold(row: Int) {
         lock.lock()
-        heldRows.insert(Self.wholePhoto ? -1 : row)
+        heldRows.insert(Self.key(row))
         lock.unlock()
     }
 
@@ -1758,14 +1761,14 @@ public final class HedgeWatch: @unchecked Sendable {
     public func holds(row: Int) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        return heldRows.contains(Self.wholePhoto ? -1 : row)
+        return heldRows.contains(Self.key(row))
     }
 
     /// True (and `region` remembered) when its row has not held: `region` is read once only.
     func readOnce(_ region: TextRegion) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        guard !heldRows.contains(Self.wholePhoto ? -1 : region.row) else { return false }
+        guard !heldRows.contains(Self.key(region.row)) else { return false }
         once.insert(RegionKey(region))
         return true
     }
