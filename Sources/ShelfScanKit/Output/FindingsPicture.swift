@@ -13,8 +13,15 @@ public enum FindingsPicture {
         let path = imagePath ?? result.image
         guard result.error == nil, let loaded = try? ImageLoader().load(path: path) else { return }
         var boxes: [(box: BoundingBox, rgb: (UInt8, UInt8, UInt8))] = result.regions.map { ($0, (40, 90, 230)) }
-        let used = Set(result.books.flatMap { $0.evidence.map(\.box) })
-        boxes += result.lines.filter { !used.contains($0.box) }.map { ($0.box, (150, 150, 150)) }
+        // A line is used when it is a book's evidence, or a repeat of one (`Evidence.distinct`).
+        let evidence = result.books.flatMap(\.evidence)
+        let used = Set(evidence.map(\.box))
+        let unusedLines = result.lines.filter { line in
+            guard !used.contains(line.box) else { return false }
+            let shown = Evidence(line: line, matchScore: nil)
+            return !evidence.contains { $0.repeats(shown) }
+        }
+        boxes += unusedLines.map { ($0.box, (150, 150, 150)) }
         boxes += result.unidentified.map { ($0.box, (255, 140, 0)) }
         var legend = "\(path)  \(result.width)x\(result.height)\n"
         for (rank, book) in result.books.enumerated() {
@@ -34,7 +41,6 @@ public enum FindingsPicture {
         for u in result.unidentified {
             legend += "unidentified: \"\(u.text)\" at \(u.box.x),\(u.box.y) \(u.box.width)x\(u.box.height)\n"
         }
-        let unusedLines = result.lines.filter { !used.contains($0.box) }
         if !unusedLines.isEmpty {
             legend += "other text read:\n"
             for l in unusedLines { legend += String(format: "  %3.0f  %@\n", l.confidence, l.text) }

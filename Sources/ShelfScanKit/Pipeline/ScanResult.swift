@@ -198,7 +198,31 @@ public struct Evidence: Codable, Sendable {
         matchScore = nil
     }
 
-    public init(line: ReadLine, region: TextRegion, matchScore: Double) {
+    /// Whether `other` says what this says: the same kind, the same text read the same way, over
+    /// mostly the same pixels (each box half inside the other). The passes after a region's first
+    /// reading often read a line again just as it was (a spine's author line came back nine times
+    /// from chris1's passes), which is no more evidence than reading it once.
+    public func repeats(_ other: Evidence) -> Bool {
+        kind == other.kind && text == other.text && orientation == other.orientation
+            && RegionReader.covered(box, by: other.box) >= 0.5 && RegionReader.covered(other.box, by: box) >= 0.5
+    }
+
+    /// `list` with each set of repeats (`repeats`) shown once: the surest of them (OCR confidence),
+    /// where the first of them stood.
+    public static func distinct(_ list: [Evidence]) -> [Evidence] {
+        var kept: [Evidence] = []
+        for e in list {
+            if let i = kept.firstIndex(where: { $0.repeats(e) }) {
+                if (e.ocrConfidence ?? 0) > (kept[i].ocrConfidence ?? 0) { kept[i] = e }
+            } else {
+                kept.append(e)
+            }
+        }
+        return kept
+    }
+
+    /// A line read, as evidence (`matchScore` nil: matched to nothing).
+    public init(line: ReadLine, matchScore: Double?) {
         kind = .text
         text = line.text
         symbology = nil

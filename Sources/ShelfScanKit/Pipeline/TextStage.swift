@@ -1272,7 +1272,7 @@ struct TextStage {
         let book = match.book
         let ocr = lines.map(\.confidence).reduce(0, +) / Double(max(1, lines.count))
         let confidence = TextConfidence.calibrated(score: match.score, ocrConfidence: ocr)
-        let evidence = lines.map { Evidence(line: $0, region: region, matchScore: match.score) }
+        let evidence = lines.map { Evidence(line: $0, matchScore: match.score) }
         return BookEntity(
             title: book.title.isEmpty ? nil : book.title, subtitle: book.subtitle, authors: book.authors,
             isbn13: book.isbn13, isbn10: book.isbn10, inLibrary: book.owned, libraryId: book.owned ? book.id : nil,
