@@ -164,11 +164,36 @@ struct TextPipelineTests {
         // Region 0 names the book; region 1 (an overlapping window) reads the same spine again
         // with junk around it; region 2 reads the title alone, far away (a second copy's
         // leftover line); regions 3 and 4 read an unknown title, twice.
+        // Region 5 reads the title and author again badly (a second copy, a reflection); region 6
+        // only the author's name, which another of her books' spine prints too: left as a lead.
         let perRegion = [[line("Murder at the Vicarage", x: 110)], [line("STIE Murder at the Vicarage", x: 112)],
-                         [line("the Vicarage", x: 190)], [line("Zyxwv Quorbalt", x: 240)], [line("Zyxwv Quorbalt", x: 280)]]
-        let (found, unidentified) = stage.match(lines: perRegion, regions: (0..<5).map(region), coverLike: false)
+                         [line("the Vicarage", x: 190)], [line("Zyxwv Quorbalt", x: 240)], [line("Zyxwv Quorbalt", x: 280)],
+                         [line("Th Murder ot the Vicaraqe AGATHA CHRISTlE", x: 320)], [line("AGATHA CHRISTIE", x: 360)]]
+        let (found, unidentified) = stage.match(lines: perRegion, regions: (0..<7).map(region), coverLike: false)
         #expect(found.map(\.title) == ["Murder at the Vicarage"])
-        #expect(unidentified.map(\.text) == ["Zyxwv Quorbalt"], "\(unidentified.map(\.text))")
+        #expect(unidentified.map(\.text) == ["Zyxwv Quorbalt", "AGATHA CHRISTIE"], "\(unidentified.map(\.text))")
+    }
+
+    @Test("a found book's words read again: most letters in its title's or authors' words, a title word among them unless on its own spine",
+          arguments: [
+              ("Th Lonely Passion of Judith Hearne Brian Moore", true, true),
+              ("MACKAY THEOREHARD ON Fine", true, true),        // two title words run together, one misread
+              ("BRIAN MOORE", true, false),                     // the authors alone, on another spine
+              ("BRIAN MOORE", false, true),                     // the authors alone, on the book's spine
+              ("Lonely Planet Paris", true, false),             // one title word among others
+              ("THE OF", true, false),                          // only common words
+              ("Passion Fruit Cookery Moore", true, false),     // half the letters another book's
+              ("", true, false),
+          ])
+    func foundWords(text: String, titleWord: Bool, explained: Bool) {
+        let book = BookEntity(title: "The Lonely Passion of Judith Hearne", subtitle: nil, authors: ["Brian Moore"], isbn13: nil,
+                              isbn10: nil, inLibrary: true, libraryId: 1, readingStatus: nil, source: "library", publisher: nil,
+                              year: nil, coverURL: nil, confidence: 0.9, evidence: [])
+        let orchard = BookEntity(title: "The Orchard on Fire", subtitle: nil, authors: ["Shena Mackay"], isbn13: nil, isbn10: nil,
+                                 inLibrary: true, libraryId: 2, readingStatus: nil, source: "library", publisher: nil, year: nil,
+                                 coverURL: nil, confidence: 0.9, evidence: [])
+        let words = text.hasPrefix("MACKAY") ? TextStage.FoundWords(orchard) : TextStage.FoundWords(book)
+        #expect(words.explain(text, titleWord: titleWord) == explained)
     }
 
     @Test("a line of evidence that is only the book's authors' names does not make its spine named",

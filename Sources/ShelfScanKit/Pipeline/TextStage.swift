@@ -1038,14 +1038,22 @@ struct TextStage {
         let matchedLines = Set(explained.map(\.box))
         let explainedLetters = explained.map { Self.letters($0.text) }
         let titles = books.compactMap { $0.title.map(Self.letters) }
+        // Nor a found book's title and authors read again badly elsewhere ("Th Lonely Passion of
+        // Judith Hearne Brian Moore"), nor its authors' names on its own spine (`FoundWords`).
+        let foundWords = books.map(FoundWords.init)
+        let spinesOf = books.map { book in
+            let boxes = Set(book.evidence.map(\.box))
+            return Set(perRegion.indices.filter { r in perRegion[r].contains { boxes.contains($0.box) } })
+        }
         var unidentified: [UnidentifiedText] = []
-        for lines in perRegion {
+        for (r, lines) in perRegion.enumerated() {
             let left = lines.filter { line in
                 guard !matchedLines.contains(line.box), Self.looksLikeTitle(line) else { return false }
                 let letters = Self.letters(line.text)
                 func within(_ other: String) -> Bool { other.contains(letters) || (other.count >= 5 && letters.contains(other)) }
                 return !explained.indices.contains { RegionReader.overlap(explained[$0].box, line.box) > 0.5 && within(explainedLetters[$0]) }
                     && !titles.contains { within($0) }
+                    && !foundWords.indices.contains { foundWords[$0].explain(line.text, titleWord: !spinesOf[$0].contains(r)) }
             }
             guard !left.isEmpty else { continue }
             let text = left.map(\.text).joined(separator: " / ")
@@ -1055,6 +1063,39 @@ struct TextStage {
                                                  ocrConfidence: left.map(\.confidence).reduce(0, +) / Double(left.count)))
         }
         return (books.sorted { $0.confidence > $1.confidence }, unidentified)
+    }
+
+    /// A found book's words (title and authors' names), to tell text left over that only reads
+    /// them again from text that names nothing found (`UnidentifiedText`).
+    struct FoundWords {
+        let title: [[Unicode.Scalar]]
+        let names: [[Unicode.Scalar]]
+
+        init(_ book: BookEntity) {
+            let title = MatchText.words([book.title, book.subtitle].compactMap { $0 }.joined(separator: " "))
+            // Two title words run together as one ("THEOREHARD" for *The Orchard on Fire*).
+            self.title = (title + zip(title, title.dropFirst()).map { $0 + $1 }).map { Array($0.unicodeScalars) }
+            names = book.authors.flatMap(MatchText.words).map { Array($0.unicodeScalars) }
+        }
+
+        /// Whether `text` is this book's words read again: seven in ten of its letters (in words of
+        /// two letters or more) are in words read as one of the title's or the authors' (credit
+        /// 0.75 or more, `WordSimilarity.credit`). `titleWord`: one of them must be a telling word
+        /// of the title (three letters or more, not a common word), not only the authors' names,
+        /// which a spine of another book by them prints too.
+        func explain(_ text: String, titleWord: Bool) -> Bool {
+            let words = MatchText.words(text).filter { $0.count >= 2 }
+            guard !words.isEmpty else { return false }
+            var total = 0, covered = 0, telling = false
+            for word in words {
+                let w = Array(word.unicodeScalars)
+                total += w.count
+                let inTitle = title.contains { WordSimilarity.credit(w, $0) >= 0.75 }
+                if inTitle || names.contains(where: { WordSimilarity.credit(w, $0) >= 0.75 }) { covered += w.count }
+                if inTitle, w.count >= 3, !MatchText.commonWords.contains(word) { telling = true }
+            }
+            return Double(covered) >= 0.7 * Double(total) && (telling || !titleWord)
+        }
     }
 
     /// The windows a wide space is cut into overlap, so the same ink can be read twice, by two
