@@ -147,8 +147,20 @@ struct TableRenderer: ResultRenderer {
             let extra = code.issn.map { ", ISSN \($0)" } ?? ""
             out += "  other barcode: \(code.symbology.rawValue) \(code.text) (\(code.kind.rawValue)\(extra); not a book)\n"
         }
+        // Title-like text that named no book: where a book may have been missed, or one that is
+        // in no library. The surest few; `--format json` lists them all.
+        let unidentified = result.unidentified.sorted { $0.ocrConfidence > $1.ocrConfidence }
+        for u in unidentified.prefix(Self.unidentifiedShown) {
+            out += "  unidentified text: \"\(u.text)\" (OCR \(Int(u.ocrConfidence.rounded()))) at \(u.box.x),\(u.box.y) \(u.box.width)x\(u.box.height)\n"
+        }
+        if unidentified.count > Self.unidentifiedShown {
+            out += "  (\(unidentified.count - Self.unidentifiedShown) more unidentified texts: --format json lists them)\n"
+        }
         return out
     }
+
+    /// Unidentified texts shown per image.
+    static let unidentifiedShown = 5
 
     func footer() -> String { "" }
 }
