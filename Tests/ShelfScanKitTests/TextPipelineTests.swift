@@ -1055,6 +1055,16 @@ struct TextPipelineTests {
             #expect((0...100).contains(text.ocrConfidence ?? -1))
             #expect((0.0...1.0).contains(text.matchScore ?? -1))
             #expect((0.0...1.0).contains(book.confidence))
+            // Each line of evidence shown once, on one of the regions searched: on it or beside it
+            // (a spine is read widened too, in case its edge was found short).
+            for e in book.evidence where e.kind == .text {
+                let region = try #require(e.region, "\(e.text): no region")
+                #expect(result.regions.contains(region), "\(e.text): \(region) is no region of the photo")
+                let grow = min(region.width, region.height)
+                let around = BoundingBox(x: region.x - grow, y: region.y - grow, width: region.width + 2 * grow, height: region.height + 2 * grow)
+                #expect(e.box.intersectionArea(around) > 0, "\(e.text) \(e.box) far from its region \(region)")
+                #expect(book.evidence.filter { $0.repeats(e) }.count == 1, "\(e.text) shown twice")
+            }
         }
         // Every line read lies inside the photo, even near a deskewed crop's corner.
         for line in result.lines {

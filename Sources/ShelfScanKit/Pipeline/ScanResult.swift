@@ -169,8 +169,11 @@ public struct Evidence: Codable, Sendable {
     public let ocrConfidence: Double?
     /// Text: how well the book's title and authors match the text read, 0-1.
     public let matchScore: Double?
+    /// Text: the region the line was read on (the whole spine, lying spine or cover; `box` is
+    /// the line's own box within it).
+    public let region: BoundingBox?
 
-    enum CodingKeys: String, CodingKey { case kind, text, symbology, addOn, box, scanLines, orientation, ocrConfidence, matchScore }
+    enum CodingKeys: String, CodingKey { case kind, text, symbology, addOn, box, region, scanLines, orientation, ocrConfidence, matchScore }
 
     /// Every documented field is present; absent values are `null`.
     public func encode(to encoder: any Encoder) throws {
@@ -180,6 +183,7 @@ public struct Evidence: Codable, Sendable {
         try c.encode(symbology, forKey: .symbology)
         try c.encode(addOn, forKey: .addOn)
         try c.encode(box, forKey: .box)
+        try c.encode(region, forKey: .region)
         try c.encode(scanLines, forKey: .scanLines)
         try c.encode(orientation, forKey: .orientation)
         try c.encode(ocrConfidence, forKey: .ocrConfidence)
@@ -196,6 +200,7 @@ public struct Evidence: Codable, Sendable {
         orientation = nil
         ocrConfidence = nil
         matchScore = nil
+        region = nil
     }
 
     /// Whether `other` says what this says: the same kind, the same text read the same way, over
@@ -221,8 +226,8 @@ public struct Evidence: Codable, Sendable {
         return kept
     }
 
-    /// A line read, as evidence (`matchScore` nil: matched to nothing).
-    public init(line: ReadLine, matchScore: Double?) {
+    /// A line read, as evidence (`matchScore` nil: matched to nothing), read on `region`.
+    public init(line: ReadLine, matchScore: Double?, region: BoundingBox? = nil) {
         kind = .text
         text = line.text
         symbology = nil
@@ -232,5 +237,6 @@ public struct Evidence: Codable, Sendable {
         orientation = ["upright", "bottom-to-top", "upside-down", "top-to-bottom"][((line.quarterTurns % 4) + 4) % 4]
         ocrConfidence = line.confidence
         self.matchScore = matchScore
+        self.region = region
     }
 }

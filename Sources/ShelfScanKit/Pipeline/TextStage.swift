@@ -917,7 +917,7 @@ struct TextStage {
     /// after each pass that read more, and most of its runs are unchanged).
     func match(lines perRegion: [[ReadLine]], regions: [TextRegion], coverLike: Bool,
                memo: MatchMemo? = nil) -> ([BookEntity], [UnidentifiedText]) {
-        var chosen: [(group: Group, lines: [ReadLine], region: TextRegion)] = []
+        var chosen: [(group: Group, lines: [ReadLine], regions: [BoundingBox])] = []
         let rows = Dictionary(grouping: regions.indices, by: { regions[$0].row })
         for rowKey in rows.keys.sorted() {
             let indices = rows[rowKey]!.sorted { regions[$0].index < regions[$1].index }
@@ -997,8 +997,8 @@ struct TextStage {
                 }
             }
             for g in Self.schedule(groups, count: ordered.count, threshold: minimumScore) {
-                let lines = Array(ordered[g.first...g.last].map(\.line))
-                chosen.append((g, lines, regions[ordered[g.first].region]))
+                let run = ordered[g.first...g.last]
+                chosen.append((g, run.map(\.line), run.map { regions[$0.region].box }))
             }
         }
         // One book per group, never the same book twice in a photo.
@@ -1028,8 +1028,8 @@ struct TextStage {
         var found: [(book: BookEntity, lines: [ReadLine])] = []
         for (i, match) in assigned.enumerated() {
             guard let match else { continue }
-            let (_, lines, region) = chosen[i]
-            found.append((Self.entity(match, lines: lines, region: region), lines))
+            let (_, lines, boxes) = chosen[i]
+            found.append((Self.entity(match, lines: lines, regions: boxes), lines))
         }
         let books = Self.withoutEchoes(found)
         // Text already explained is not "unidentified": a found book's own lines, another reading
@@ -1307,13 +1307,19 @@ struct TextStage {
         return BoundingBox(x: x0, y: y0, width: max(a.x + a.width, b.x + b.width) - x0, height: max(a.y + a.height, b.y + b.height) - y0)
     }
 
-    /// The book, with the lines it was read from as evidence. Confidence combines the match
-    /// score with how sure the OCR was of the text.
+    /// The book, with the lines it was read from as evidence, all on `region`.
     static func entity(_ match: BookMatch, lines: [ReadLine], region: TextRegion) -> BookEntity {
+        entity(match, lines: lines, regions: lines.map { _ in region.box })
+    }
+
+    /// The book, with the lines it was read from as evidence, each on the region whose box is
+    /// beside it in `regions`. Confidence combines the match score with how sure the OCR was of
+    /// the text.
+    static func entity(_ match: BookMatch, lines: [ReadLine], regions: [BoundingBox]) -> BookEntity {
         let book = match.book
         let ocr = lines.map(\.confidence).reduce(0, +) / Double(max(1, lines.count))
         let confidence = TextConfidence.calibrated(score: match.score, ocrConfidence: ocr)
-        let evidence = lines.map { Evidence(line: $0, matchScore: match.score) }
+        let evidence = zip(lines, regions).map { Evidence(line: $0, matchScore: match.score, region: $1) }
         return BookEntity(
             title: book.title.isEmpty ? nil : book.title, subtitle: book.subtitle, authors: book.authors,
             isbn13: book.isbn13, isbn10: book.isbn10, inLibrary: book.owned, libraryId: book.owned ? book.id : nil,
