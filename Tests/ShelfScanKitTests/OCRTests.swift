@@ -91,6 +91,12 @@ struct OCRTests {
         small.keep(crop, key(1), of: photo)
         #expect(small.crop(key(0), of: photo)?.sized === crop.sized)
         #expect(small.crop(key(1), of: photo) == nil)
+        // Without a limit set: 24 MB, or a photo's own size decoded where that is more.
+        let open = PreparedCrops(limit: nil)
+        #expect(open.limit(for: photo) == 24 << 20)
+        let big = try PixImage(gray: GrayBytes(width: 4032, height: 3024, pixels: [UInt8](repeating: 200, count: 4032 * 3024)))
+        #expect(open.limit(for: big) == 4032 * 3024 * 4)
+        #expect(small.limit(for: big) == bytes + 10)
     }
 
     @Test("a reading runs Tesseract's OpenMP regions on the reading thread: through the executable's GOMP_parallel, libgomp's levels 0 there, no OMP_THREAD_LIMIT needed")

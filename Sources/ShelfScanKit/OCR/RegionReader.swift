@@ -1868,7 +1868,12 @@ public final class DirectionVotes: @unchecked Sendable {
 /// crops made between `keepFromNow` and `clear` (the passes'), up to `limit` bytes (kept without
 /// a limit, the real shelves' peak memory went from 446 to 683 MB; at 48 MB, 519 MB; the 12 MP
 /// shelf keeps 40 crops, 8.6 MB), and for one photo at a time: the photo is held meanwhile, so
-/// another one cannot take its address. `SHELFSCAN_CROPS_MB=N` sets the limit (0: none kept).
+/// another one cannot take its address. By default the limit is 24 MB or the photo's own size
+/// decoded (4 bytes a pixel, 48 MB at 12 MP), whichever is more: a big photo's full-resolution
+/// crops are big (2 MP for each leaning spine of chris1, 12 MP), and at 24 MB they were cut,
+/// grayed and turned upright again for every pass (chris1 11.95 -> 11.31 s, +32 MB at its
+/// peak of 336 MB; gardening 8.44 -> 8.19 s, +11 MB; 2026-11-28, thirty-fourth session).
+/// `SHELFSCAN_CROPS_MB=N` sets the limit (0: none kept).
 /// `@unchecked Sendable`: every stored property is only touched under `lock`.
 final class PreparedCrops: @unchecked Sendable {
     struct Key: Hashable {
@@ -1888,12 +1893,19 @@ final class PreparedCrops: @unchecked Sendable {
     private var photo: PixImage?
     private var crops: [Key: RegionReader.Prepared] = [:]
     private var keeping = false
-    /// The bytes of the crops kept; none is kept past `limit` (24 MB).
+    /// The bytes of the crops kept; none is kept past `limit(for:)`.
     private var bytes = 0
-    let limit: Int
-    static let defaultLimit = Int(ProcessInfo.processInfo.environment["SHELFSCAN_CROPS_MB"] ?? "").map { $0 << 20 } ?? 24 << 20
+    /// nil: `leastLimit` or the photo's size decoded, whichever is more.
+    let limit: Int?
+    static let defaultLimit = Int(ProcessInfo.processInfo.environment["SHELFSCAN_CROPS_MB"] ?? "").map { $0 << 20 }
+    static let leastLimit = 24 << 20
 
-    init(limit: Int = PreparedCrops.defaultLimit) { self.limit = limit }
+    init(limit: Int? = PreparedCrops.defaultLimit) { self.limit = limit }
+
+    /// The bytes of crops kept for `image`.
+    func limit(for image: PixImage) -> Int {
+        limit ?? max(Self.leastLimit, image.width * image.height * 4)
+    }
 
     /// Crops made from now on are kept.
     func keepFromNow() {
@@ -1932,7 +1944,7 @@ final class PreparedCrops: @unchecked Sendable {
             bytes = 0
         }
         let size = [crop.sized, crop.upright].compactMap { $0 }.reduce(0) { $0 + $1.width * $1.height * $1.depth / 8 }
-        guard bytes + size <= limit else { return }
+        guard bytes + size <= limit(for: image) else { return }
         bytes += size
         crops[key] = crop
     }
