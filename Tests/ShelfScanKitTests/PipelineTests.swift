@@ -246,14 +246,14 @@ struct RendererTests {
 
     @Test("table: the surest unidentified texts of an image, and how many more there are")
     func tableUnidentified() {
-        let confidences: [Double] = [81, 95, 88, 90, 84, 97, 80]
+        let confidences: [Double] = [81, 95, 88, 90, 84, 97, 80, 82, 83, 85, 86, 87]
         let unidentified = confidences.enumerated().map { i, c in
             UnidentifiedText(text: "TITLE \(i)", box: BoundingBox(x: 10 * i, y: 0, width: 8, height: 300), ocrConfidence: c)
         }
         let result = ImageResult(image: "shelf.jpg", width: 100, height: 300, format: nil, orientation: nil, books: [],
                                  barcodes: [], unidentified: unidentified, error: nil, timings: StageTimings())
         let shown = Self.render([result], as: .table).split(separator: "\n").filter { $0.contains("unidentified text:") }
-        #expect(shown.map { $0.split(separator: "\"")[1] } == ["TITLE 5", "TITLE 1", "TITLE 3", "TITLE 2", "TITLE 4"])
+        #expect(shown.map { $0.split(separator: "\"")[1] } == ["TITLE 5", "TITLE 1", "TITLE 3", "TITLE 2", "TITLE 11", "TITLE 10", "TITLE 9", "TITLE 4", "TITLE 8", "TITLE 7"])
         #expect(shown.first?.contains("(OCR 97) at 50,0 8x300") == true)
         #expect(Self.render([result], as: .table).contains("(2 more unidentified texts: --format json lists them)"))
         var few = result

@@ -160,7 +160,7 @@ struct TableRenderer: ResultRenderer {
     }
 
     /// Unidentified texts shown per image.
-    static let unidentifiedShown = 5
+    static let unidentifiedShown = 10
 
     func footer() -> String { "" }
 }
