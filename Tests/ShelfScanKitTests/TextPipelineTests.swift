@@ -1074,6 +1074,28 @@ struct TextPipelineTests {
         #expect(zip(result.books, result.books.dropFirst()).allSatisfy { $0.confidence >= $1.confidence }, "ranked by confidence")
     }
 
+    @Test("--annotate: the photo with each region that named a book green, the others blue, and a legend of the books")
+    func annotated() async throws {
+        let image = "shelves/shelf-1row-english-ttb.jpg"
+        let result = try await Self.scan(image)
+        let books = result.books.filter { $0.evidence.contains { $0.kind == .text } }
+        try #require(!books.isEmpty)
+        let folder = try TemporaryDirectory()
+        FindingsPicture.write(result, into: folder.path)
+        let base = folder.file("shelves__shelf-1row-english-ttb")
+        let picture = try ImageLoader().load(path: base + ".png").image
+        #expect(picture.width == result.width && picture.height == result.height)
+        let legend = try String(contentsOfFile: base + ".txt", encoding: .utf8)
+        for book in books { #expect(legend.contains(book.title ?? "?"), "\(book.title ?? "?") not in the legend") }
+        // The middle of a region's top edge: green where it named a book, blue where none.
+        func top(_ box: BoundingBox) -> (r: UInt8, g: UInt8, b: UInt8) { picture.rgb(x: box.x + box.width / 2, y: box.y + 1) }
+        let named = Set(books.flatMap { $0.evidence.compactMap(\.region) })
+        #expect(!named.isEmpty)
+        for region in named { #expect(top(region) == (0, 200, 0), "\(region): \(top(region))") }
+        let unnamed = result.regions.filter { !named.contains($0) }
+        #expect(unnamed.isEmpty || unnamed.contains { top($0) == (40, 90, 230) }, "no unnamed region drawn blue")
+    }
+
     @Test("lines read at a leaning spine's corner by the photo's edge stay inside the photo (a real shelf)",
           .enabled(if: Fixtures.hasSharedCorpora, "../shared/corpora is absent beside the repository"))
     func linesInsideRealPhoto() async throws {

@@ -3,8 +3,9 @@ import Foundation
 /// `--annotate DIR`: a picture of what a scan found in an image, so a person sees at a glance
 /// what was read and what was missed, and a text legend beside it.
 ///
-/// Blue: regions searched for text; green: text and barcodes that identified a book;
-/// orange: confident text that matched no book; grey: text read but not used.
+/// Blue: regions searched for text; green: the regions that named a book (drawn over their blue),
+/// and the text and barcodes that identified it; orange: confident text that matched no book;
+/// grey: text read but not used. A blue region is one where no book was found.
 public enum FindingsPicture {
     /// Writes `<name>.png` and `<name>.txt` into `folder` (the name made from the image path).
     /// `verdict` may mark books right or wrong (eval); wrong ones are drawn red.
@@ -21,12 +22,15 @@ public enum FindingsPicture {
             let shown = Evidence(line: line, matchScore: nil)
             return !evidence.contains { $0.repeats(shown) }
         }
+        // The regions that named a book, in the book's colour (below), over their blue.
+        let namedRegions = result.books.map { book in Set(book.evidence.compactMap(\.region)) }
         boxes += unusedLines.map { ($0.box, (150, 150, 150)) }
         boxes += result.unidentified.map { ($0.box, (255, 140, 0)) }
         var legend = "\(path)  \(result.width)x\(result.height)\n"
         for (rank, book) in result.books.enumerated() {
             let right = verdict?(book)
             let colour: (UInt8, UInt8, UInt8) = right == false ? (230, 0, 0) : (0, 200, 0)
+            boxes += namedRegions[rank].sorted { ($0.x, $0.y) < ($1.x, $1.y) }.map { ($0, colour) }
             boxes += book.evidence.map { ($0.box, colour) }
             let mark = right.map { $0 ? "  [right]" : "  [WRONG]" } ?? ""
             legend += String(format: "%d. %@ (%.2f)%@\n", rank + 1, book.title ?? book.isbn13 ?? "?", book.confidence, mark)
