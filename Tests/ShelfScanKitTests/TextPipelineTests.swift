@@ -168,10 +168,12 @@ struct TextPipelineTests {
         // only the author's name, which another of her books' spine prints too: left as a lead.
         let perRegion = [[line("Murder at the Vicarage", x: 110)], [line("STIE Murder at the Vicarage", x: 112)],
                          [line("the Vicarage", x: 190)], [line("Zyxwv Quorbalt", x: 240)], [line("Zyxwv Quorbalt", x: 280)],
-                         [line("Th Murder ot the Vicaraqe AGATHA CHRISTlE", x: 320)], [line("AGATHA CHRISTIE", x: 360)]]
-        let (found, unidentified) = stage.match(lines: perRegion, regions: (0..<7).map(region), coverLike: false)
+                         [line("Th Murder ot the Vicaraqe AGATHA CHRISTlE", x: 320)], [line("AGATHA CHRISTIE", x: 360)],
+                         // Region 7: an unknown title read three times by the passes, once with junk.
+                         [line("Qwerty Plonk", x: 400), line("QWERTY PLONK", x: 401), line("Qwerty Plonk zz", x: 400)]]
+        let (found, unidentified) = stage.match(lines: perRegion, regions: (0..<8).map(region), coverLike: false)
         #expect(found.map(\.title) == ["Murder at the Vicarage"])
-        #expect(unidentified.map(\.text) == ["Zyxwv Quorbalt", "AGATHA CHRISTIE"], "\(unidentified.map(\.text))")
+        #expect(unidentified.map(\.text) == ["Zyxwv Quorbalt", "AGATHA CHRISTIE", "Qwerty Plonk / Qwerty Plonk zz"], "\(unidentified.map(\.text))")
     }
 
     @Test("a found book's words read again: most letters in its title's or authors' words, a title word among them unless on its own spine",

@@ -1056,7 +1056,10 @@ struct TextStage {
                     && !foundWords.indices.contains { foundWords[$0].explain(line.text, titleWord: !spinesOf[$0].contains(r)) }
             }
             guard !left.isEmpty else { continue }
-            let text = left.map(\.text).joined(separator: " / ")
+            // Each text once: the passes read a spine's line again as it was ("ht Garden" seven
+            // times over suzanne1's spine).
+            var seen = Set<String>()
+            let text = left.filter { seen.insert(Self.letters($0.text)).inserted }.map(\.text).joined(separator: " / ")
             if unidentified.contains(where: { Self.letters($0.text) == Self.letters(text) }) { continue }
             let box = left.map(\.box).reduce(left[0].box) { Self.union($0, $1) }
             unidentified.append(UnidentifiedText(text: text, box: box,
