@@ -171,6 +171,12 @@ struct RendererTests {
         let evidence = try #require(books[0]["evidence"] as? [[String: Any]])
         #expect(evidence.first?["text"] as? String == "9780451524935")
         #expect(images[0]["error"] == nil || images[0]["error"] is NSNull)
+        // Every image names the regions it searched for text (none on a barcode photo).
+        #expect(images.allSatisfy { $0["regions"] is [Any] })
+        var shelf = results[0]
+        shelf.regions = [BoundingBox(x: 10, y: 20, width: 30, height: 400)]
+        let decoded = try JSONDecoder().decode(ImageResult.self, from: JSONEncoder().encode(shelf))
+        #expect(decoded.regions == shelf.regions)
 
         let error = try #require(images[1]["error"] as? [String: Any])
         #expect(error["code"] as? String == "fileNotFound")

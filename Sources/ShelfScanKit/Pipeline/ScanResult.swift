@@ -21,14 +21,16 @@ public struct ImageResult: Codable, Sendable {
     /// Why some catalogue lookups got no answer (offline without cache, network failures).
     /// Not part of the JSON: the command line reports them once per run.
     public var lookupProblems: [String] = []
-    /// Regions searched for text and every line read (for pictures of the findings; not in the JSON).
+    /// Regions searched for text (spines, lying spines, a cover): with the books' evidence
+    /// regions, which were identified and which not.
     public var regions: [BoundingBox] = []
+    /// Every line read (for pictures of the findings; not in the JSON).
     public var lines: [ReadLine] = []
 
     public var succeeded: Bool { error == nil }
 
     enum CodingKeys: String, CodingKey {
-        case image, width, height, format, orientation, books, barcodes, unidentified, error, timings
+        case image, width, height, format, orientation, books, barcodes, unidentified, regions, error, timings
     }
 
     /// Every documented field is present; absent values are `null`, so scripts can rely on keys.
@@ -42,6 +44,7 @@ public struct ImageResult: Codable, Sendable {
         try c.encode(books, forKey: .books)
         try c.encode(barcodes, forKey: .barcodes)
         try c.encode(unidentified, forKey: .unidentified)
+        try c.encode(regions, forKey: .regions)
         try c.encode(error, forKey: .error)
         try c.encode(timings, forKey: .timings)
     }
@@ -56,6 +59,7 @@ public struct ImageResult: Codable, Sendable {
         books = try c.decode([BookEntity].self, forKey: .books)
         barcodes = try c.decode([Barcode].self, forKey: .barcodes)
         unidentified = try c.decodeIfPresent([UnidentifiedText].self, forKey: .unidentified) ?? []
+        regions = try c.decodeIfPresent([BoundingBox].self, forKey: .regions) ?? []
         error = try c.decodeIfPresent(ScanFailure.self, forKey: .error)
         timings = try c.decode(StageTimings.self, forKey: .timings)
     }
