@@ -30,4 +30,22 @@ struct EvidenceTests {
         #expect(Evidence.distinct([]).isEmpty)
         #expect(Evidence.distinct(Array(shown.reversed())).count == shown.count)
     }
+
+    @Test("lines matched with a book's that bear no trace of it are not shown as its evidence, unless none does")
+    func telling() {
+        func book(_ title: String, _ authors: [String], isbn13: String? = nil, evidence: [Evidence] = []) -> BookEntity {
+            BookEntity(title: title, subtitle: nil, authors: authors, isbn13: isbn13, isbn10: nil, inLibrary: true, libraryId: 1,
+                       readingStatus: nil, source: "library", publisher: nil, year: nil, coverURL: nil, confidence: 0.9, evidence: evidence)
+        }
+        let renault = TextStage.FoundWords(book("Fire From Heaven", ["Mary Renault"], isbn13: "9780140034356"))
+        let read = ["Heaven", "si", "nae", "Mary Renauit", "So.", "0 14 003435", "ISBN 0 14", "a"].map { Self.line($0, 80) }
+        #expect(renault.telling(read).map(\.text) == ["Heaven", "Mary Renauit", "0 14 003435"])
+        // Pieces of a title's words, and words holding one, bear its trace.
+        let alice = TextStage.FoundWords(book("Alice in Wonderland", ["Lewis Carroll"]))
+        #expect(alice.telling(["WONDER", "LAND", "ALICEIN", "xg"].map { Self.line($0, 80) }).map(\.text) == ["WONDER", "LAND", "ALICEIN"])
+        // Nothing bears a trace: every line stays (they are what was read).
+        let junk = ["ool", "KN"].map { Self.line($0, 80) }
+        #expect(alice.telling(junk).map(\.text) == ["ool", "KN"])
+        #expect(alice.telling([]).isEmpty)
+    }
 }

@@ -183,8 +183,9 @@ public struct ShelfScanner: Sendable {
             }
         }
         books = books.filter { $0.confidence >= options.minimumConfidence }
-        // Only now: while the text stage decides, each line read is known by its own box.
-        for i in books.indices { books[i].evidence = Evidence.distinct(books[i].evidence) }
+        // Only now: while the text stage decides, each line read is known by its own box. Lines
+        // matched with a book's but bearing no trace of it are not shown as its evidence.
+        for i in books.indices { books[i].evidence = TextStage.FoundWords(books[i]).telling(Evidence.distinct(books[i].evidence)) }
         if let top = options.top { books = Array(books.prefix(max(0, top))) }
         timings.total = start.millisecondsElapsed
         var result = ImageResult(image: loaded.name, width: image.width, height: image.height, format: loaded.format,

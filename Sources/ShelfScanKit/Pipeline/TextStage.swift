@@ -1069,7 +1069,8 @@ struct TextStage {
     }
 
     /// A found book's words (title and authors' names), to tell text left over that only reads
-    /// them again from text that names nothing found (`UnidentifiedText`).
+    /// them again from text that names nothing found (`UnidentifiedText`), and the book's own
+    /// lines that bear no trace of it (`telling`).
     struct FoundWords {
         let title: [[Unicode.Scalar]]
         let names: [[Unicode.Scalar]]
@@ -1079,6 +1080,36 @@ struct TextStage {
             // Two title words run together as one ("THEOREHARD" for *The Orchard on Fire*).
             self.title = (title + zip(title, title.dropFirst()).map { $0 + $1 }).map { Array($0.unicodeScalars) }
             names = book.authors.flatMap(MatchText.words).map { Array($0.unicodeScalars) }
+            spelled = (self.title + names).map { String(String.UnicodeScalarView($0)) }
+            isbns = [book.isbn13, book.isbn10].compactMap { $0 }
+        }
+
+        /// `title` and `names`, as strings.
+        let spelled: [String]
+        let isbns: [String]
+
+        /// Whether `text` bears any trace of this book: a word of two letters or more like one of
+        /// the title's or the authors' words (`WordSimilarity.credit` above nothing), from three
+        /// letters a piece of one or one inside it ("WONDER" and "LAND" of *Alice in Wonderland*,
+        /// "RETU" of *The Return of the King*), or three digits or more of its ISBN. The other
+        /// lines of a run matched, "si", "nae", "So." read from a spine's edges and pictures, are
+        /// no evidence for it (`telling`).
+        func traces(_ text: String) -> Bool {
+            MatchText.words(text).contains { word in
+                guard word.count >= 2 else { return false }
+                if word.allSatisfy(\.isNumber) { return word.count >= 3 && isbns.contains { $0.contains(word) } }
+                let w = Array(word.unicodeScalars)
+                return zip(title + names, spelled).contains { t, spelt in
+                    WordSimilarity.credit(w, t) > 0 || (min(w.count, t.count) >= 3 && (spelt.contains(word) || word.contains(spelt)))
+                }
+            }
+        }
+
+        /// `evidence` without the lines of text bearing no trace of the book (`traces`), unless
+        /// none does.
+        func telling(_ evidence: [Evidence]) -> [Evidence] {
+            let kept = evidence.filter { $0.kind != .text || traces($0.text) }
+            return kept.contains { $0.kind == .text } || !evidence.contains { $0.kind == .text } ? kept : evidence
         }
 
         /// Whether `text` is this book's words read again: seven in ten of its letters (in words of
