@@ -1076,7 +1076,7 @@ struct TextPipelineTests {
         #expect(zip(result.books, result.books.dropFirst()).allSatisfy { $0.confidence >= $1.confidence }, "ranked by confidence")
     }
 
-    @Test("--annotate: the photo with each region that named a book green, the others blue, and a legend of the books")
+    @Test("--annotate: the photo with each region that named a book green, the others blue, each book tagged, and a legend of the books")
     func annotated() async throws {
         let image = "shelves/shelf-1row-english-ttb.jpg"
         let result = try await Self.scan(image)
@@ -1096,6 +1096,31 @@ struct TextPipelineTests {
         for region in named { #expect(top(region) == (0, 200, 0), "\(region): \(top(region))") }
         let unnamed = result.regions.filter { !named.contains($0) }
         #expect(unnamed.isEmpty || unnamed.contains { top($0) == (40, 90, 230) }, "no unnamed region drawn blue")
+        // Each book's tag: black letters (1, 1, 1) on its colour, over the line it is anchored
+        // to (its largest), where the photo itself had none of that black.
+        let photo = try ImageLoader().load(path: Fixtures.sample(image)).image
+        for (rank, book) in result.books.enumerated() {
+            let label = try #require(FindingsPicture.label(book, rank: rank + 1, rgb: (0, 200, 0)))
+            #expect(label.text.hasPrefix("\(rank + 1) "))
+            let a = label.anchor
+            var letters = 0, patch = 0
+            for y in max(0, a.y - 30)..<min(picture.height, a.y + 60) {
+                for x in max(0, a.x - 20)..<min(picture.width, a.x + a.width + 20) {
+                    let p = picture.rgb(x: x, y: y)
+                    if p == (1, 1, 1) && photo.rgb(x: x, y: y) != (1, 1, 1) { letters += 1 }
+                    if p == (0, 200, 0) { patch += 1 }
+                }
+            }
+            #expect(letters > 0 && patch > letters, "\(label.text): \(letters) letter and \(patch) tag pixels at \(a)")
+        }
+    }
+
+    @Test("a picture's tags spell titles in the bitmap font's characters",
+          arguments: [("Cien años de soledad", "Cien anos de soledad"), ("L\u{2019}Étranger", "L'Etranger"),
+                      ("\u{201C}Surely You\u{2019}re Joking\u{201D} \u{2013} Feynman", "\"Surely You're Joking\" - Feynman"),
+                      ("東京物語", "????")])
+    func printableLabel(title: String, expected: String) {
+        #expect(PixImage.printable(title) == expected)
     }
 
     @Test("lines read at a leaning spine's corner by the photo's edge stay inside the photo (a real shelf)",

@@ -157,17 +157,84 @@ public final class PixImage: @unchecked Sendable {
         return try grayscale().scaled(by: factor)
     }
 
-    /// A colour copy with rectangles drawn on it (line width scaled to the image).
-    public func annotated(_ boxes: [(box: BoundingBox, rgb: (UInt8, UInt8, UInt8))]) throws(ShelfScanError) -> PixImage {
+    /// A tag of text drawn on a picture (`annotated`): black letters on a patch of `rgb`, at
+    /// `anchor`'s top left, or along it, reading the way `turns` says (1: top to bottom, 3:
+    /// bottom to top; anything else: across).
+    public struct Label {
+        public var text: String
+        public var anchor: BoundingBox
+        public var turns: Int
+        public var rgb: (UInt8, UInt8, UInt8)
+
+        public init(text: String, anchor: BoundingBox, turns: Int = 0, rgb: (UInt8, UInt8, UInt8)) {
+            self.text = text
+            self.anchor = anchor
+            self.turns = turns
+            self.rgb = rgb
+        }
+    }
+
+    /// A colour copy with rectangles drawn on it (line width scaled to the image; `thin` boxes
+    /// at half of it), then `labels`.
+    public func annotated(_ boxes: [(box: BoundingBox, rgb: (UInt8, UInt8, UInt8))], thin: [(box: BoundingBox, rgb: (UInt8, UInt8, UInt8))] = [],
+                          labels: [Label] = []) throws(ShelfScanError) -> PixImage {
         let colour = try derived("annotation") { pixConvertTo32($0) }
-        let line = Int32(max(2, max(width, height) / 400))
-        for (b, c) in boxes {
-            guard let box = boxCreate(Int32(b.x), Int32(b.y), Int32(max(1, b.width)), Int32(max(1, b.height))) else { continue }
-            var owned: UnsafeMutablePointer<Box>? = box
-            pixRenderBoxArb(colour.pix, box, line, c.0, c.1, c.2)
-            boxDestroy(&owned)
+        let line = max(2, max(width, height) / 400)
+        for (list, lineWidth) in [(thin, max(1, line / 2)), (boxes, line)] {
+            for (b, c) in list {
+                guard let box = boxCreate(Int32(b.x), Int32(b.y), Int32(max(1, b.width)), Int32(max(1, b.height))) else { continue }
+                var owned: UnsafeMutablePointer<Box>? = box
+                pixRenderBoxArb(colour.pix, box, Int32(lineWidth), c.0, c.1, c.2)
+                boxDestroy(&owned)
+            }
+        }
+        guard !labels.isEmpty else { return colour }
+        // Leptonica's own bitmap font (no font file), its letters about an 80th of the picture's
+        // long side tall: 17 px (size 4, the least) up to 84 (size 20).
+        let size = Int32(min(20, max(4, (max(width, height) / 80) * 10 / 42 / 2 * 2)))
+        guard let font = bmfCreate(nil, size) else { return colour }
+        defer { var owned: UnsafeMutablePointer<L_BMF>? = font; bmfDestroy(&owned) }
+        let bmf = font
+        let lineHeight = Int(bmf.pointee.lineheight), baseline = Int(bmf.pointee.baseline2)
+        for label in labels {
+            let text = Self.printable(label.text)
+            var textWidth: Int32 = 0
+            guard !text.isEmpty, bmfGetStringWidth(bmf, text, &textWidth) == 0 else { continue }
+            let pad = max(2, lineHeight / 6)
+            guard let tag = pixCreate(textWidth + Int32(2 * pad), Int32(lineHeight + pad), 32) else { continue }
+            defer { var owned: UnsafeMutablePointer<Pix>? = tag; pixDestroy(&owned) }
+            pixSetAllArbitrary(tag, UInt32(label.rgb.0) << 24 | UInt32(label.rgb.1) << 16 | UInt32(label.rgb.2) << 8)
+            var drawn: Int32 = 0, overflow: Int32 = 0
+            // Black as 0x01010100: 0 draws mid-gray in 32 bpp (Leptonica 1.82).
+            pixSetTextline(tag, bmf, text, 0x0101_0100, Int32(pad), Int32(pad / 2 + baseline), &drawn, &overflow)
+            guard let turned = label.turns == 1 || label.turns == 3 ? pixRotate90(tag, label.turns == 1 ? 1 : -1) : pixClone(tag) else { continue }
+            defer { var owned: UnsafeMutablePointer<Pix>? = turned; pixDestroy(&owned) }
+            let w = Int(pixGetWidth(turned)), h = Int(pixGetHeight(turned))
+            let a = label.anchor
+            // Along a standing line: over its middle, from its top; across: just above it, or
+            // inside its top where the picture ends.
+            var x = label.turns == 1 || label.turns == 3 ? a.x + a.width / 2 - w / 2 : a.x
+            var y = label.turns == 1 || label.turns == 3 ? a.y : (a.y >= h ? a.y - h : a.y)
+            x = min(max(0, x), max(0, width - w))
+            y = min(max(0, y), max(0, height - h))
+            pixRasterop(colour.pix, Int32(x), Int32(y), Int32(w), Int32(h), PIX_SRC, turned, 0, 0)
         }
         return colour
+    }
+
+    /// `text` in the characters Leptonica's bitmap font has (printable ASCII): accents dropped,
+    /// typographic quotes and dashes made plain, anything else a question mark.
+    static func printable(_ text: String) -> String {
+        let plain = text.folding(options: [.diacriticInsensitive, .widthInsensitive], locale: nil)
+        return String(String.UnicodeScalarView(plain.unicodeScalars.map { c -> Unicode.Scalar in
+            switch c {
+            case "\u{2018}", "\u{2019}": "'"
+            case "\u{201C}", "\u{201D}": "\""
+            case "\u{2013}", "\u{2014}": "-"
+            case "\u{20}"..."\u{7E}": c
+            default: "?"
+            }
+        }))
     }
 
     /// Writes the image as a PNG file.

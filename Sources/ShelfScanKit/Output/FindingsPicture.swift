@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Blue: regions searched for text; green: the regions that named a book (drawn over their blue),
 /// and the text and barcodes that identified it; orange: confident text that matched no book;
-/// grey: text read but not used. A blue region is one where no book was found.
+/// grey (thin): text read but not used. A blue region is one where no book was found. Each book
+/// is tagged with its rank in the legend and its title, along the line it was read from.
 public enum FindingsPicture {
     /// Writes `<name>.png` and `<name>.txt` into `folder` (the name made from the image path).
     /// `verdict` may mark books right or wrong (eval); wrong ones are drawn red.
@@ -24,14 +25,17 @@ public enum FindingsPicture {
         }
         // The regions that named a book, in the book's colour (below), over their blue.
         let namedRegions = result.books.map { book in Set(book.evidence.compactMap(\.region)) }
-        boxes += unusedLines.map { ($0.box, (150, 150, 150)) }
+        // Text read but not used drawn thin: a shelf's passes read hundreds of lines of junk.
+        let thin = unusedLines.map { ($0.box, (UInt8(150), UInt8(150), UInt8(150))) }
         boxes += result.unidentified.map { ($0.box, (255, 140, 0)) }
+        var labels: [PixImage.Label] = []
         var legend = "\(path)  \(result.width)x\(result.height)\n"
         for (rank, book) in result.books.enumerated() {
             let right = verdict?(book)
             let colour: (UInt8, UInt8, UInt8) = right == false ? (230, 0, 0) : (0, 200, 0)
             boxes += namedRegions[rank].sorted { ($0.x, $0.y) < ($1.x, $1.y) }.map { ($0, colour) }
             boxes += book.evidence.map { ($0.box, colour) }
+            if let label = Self.label(book, rank: rank + 1, rgb: colour) { labels.append(label) }
             let mark = right.map { $0 ? "  [right]" : "  [WRONG]" } ?? ""
             legend += String(format: "%d. %@ (%.2f)%@\n", rank + 1, book.title ?? book.isbn13 ?? "?", book.confidence, mark)
             for e in book.evidence {
@@ -52,7 +56,25 @@ public enum FindingsPicture {
         legend += extraLegend
         let name = path.split(separator: "/").suffix(2).joined(separator: "__")
         let base = (folder as NSString).appendingPathComponent((name as NSString).deletingPathExtension)
-        try? loaded.image.annotated(boxes).writePNG(to: base + ".png")
+        try? loaded.image.annotated(boxes, thin: thin, labels: labels).writePNG(to: base + ".png")
         try? Data(legend.utf8).write(to: URL(fileURLWithPath: base + ".txt"))
     }
+
+    /// The book's tag on the picture: its rank (as in the legend) and title, on its largest line
+    /// of text, along it (or on its barcode, across).
+    static func label(_ book: BookEntity, rank: Int, rgb: (UInt8, UInt8, UInt8)) -> PixImage.Label? {
+        let text = book.evidence.filter { $0.kind == .text }.max { $0.box.width * $0.box.height < $1.box.width * $1.box.height }
+        guard let anchor = text ?? book.evidence.first else { return nil }
+        var title = book.title ?? book.isbn13 ?? "?"
+        if title.count > maxLabelLetters { title = title.prefix(maxLabelLetters - 3).trimmingCharacters(in: .whitespaces) + "..." }
+        let turns = switch anchor.orientation {
+        case "top-to-bottom": 1
+        case "bottom-to-top": 3
+        default: 0
+        }
+        return PixImage.Label(text: "\(rank) \(title)", anchor: anchor.box, turns: turns, rgb: rgb)
+    }
+
+    /// A title on the picture is cut to this many letters ("...").
+    static let maxLabelLetters = 32
 }
