@@ -2345,6 +2345,16 @@ COVERS = [
          c4=(200, 40, 40), fg=(250, 246, 236), title_font="P052 Bold",
          author_font="P052 Italic", title_h=0.1, tagline="Novel·la", tag_fg=(240, 236, 226),
          bg="wood", fill=0.84, rot=-2.0, shade=("radial", 0.55), blur=0.7),
+    dict(name="cover-dune-small-720p.jpg", book="Dune", size=(1280, 720), style="sun",
+         c1=(245, 178, 90), c2=(156, 74, 34), c3=(252, 232, 170), fg=(48, 22, 10),
+         title_font="URW Gothic Demi", author_font="URW Gothic Book", upper=True,
+         author_upper=True, title_h=0.11, author_fg=(250, 240, 220),
+         bg="cloth", fill=0.45, offset=(-0.1, 0.03), blur=0.8),
+    dict(name="cover-bonjour-tristesse-small-720p.jpg", book="Bonjour tristesse", size=(1280, 720),
+         style="split", c1=(250, 244, 232), c2=(40, 110, 150), c3=(250, 200, 60),
+         fg=(30, 40, 60), author_fg=(250, 250, 250), title_font="Caladea Bold",
+         author_font="Caladea Italic", title_h=0.085, tagline="roman", bg="wood",
+         fill=0.5, rot=4.0, offset=(0.15, 0.0), blur=0.9),
 ]
 NOBOOK = [
     dict(name="kitchen-counter.jpg", size=(1600, 1200), scene="kitchen", blur=0.8,

@@ -1394,6 +1394,25 @@ struct TextPipelineTests {
         #expect(labelled.contains(TitleKey.of(first.title ?? "")))
     }
 
+    @Test("a cover small in a webcam frame: read again as one block, locally thresholded, where the first reading named nothing")
+    func smallCover() async throws {
+        // DUNE, dark brown on orange beside a light cloth: Tesseract's page analysis over the
+        // whole frame and its one threshold read the author's name and no title.
+        let image = "covers/cover-dune-small-720p.jpg"
+        let photo = try ImageLoader().load(path: Fixtures.sample(image)).image
+        let matcher = try BookMatcher(library: try Evaluator.corpusLibrary(directory: Fixtures.sampleImages))
+        var stage = TextStage(workers: OCRWorkers(tessdata: Fixtures.models, size: 2), matcher: matcher,
+                              minimumScore: ScanOptions().minimumMatchScore)
+        stage.readCoverAgain = false
+        let once = stage
+        stage.readCoverAgain = true
+        let again = stage
+        let (before, after) = try await offPool { (try once.run(photo, mode: .auto), try again.run(photo, mode: .auto)) }
+        #expect(before.books.isEmpty, "named at first: \(before.books.map(\.title)); the example no longer shows anything")
+        #expect(after.books.map(\.title) == ["Dune"])
+        #expect(after.books.first?.evidence.contains { TextStage.letters($0.text).contains("dune") } == true)
+    }
+
     /// Against an empty library nothing can match: the titles read must come back as
     /// unidentified text (not be lost when auto mode then tries the photo as a cover and reads
     /// nothing there either), and the spine regions stay in the result for the picture.

@@ -450,12 +450,13 @@ public struct RegionReader: Sendable {
     /// The region's crop read once, as the first reading does, in `turns` (no retries);
     /// `transform` turns the scaled crop into the picture read, on a white ground.
     public func readOnce(_ region: TextRegion, in image: PixImage, engine: TesseractEngine, turns: [Int], tag: String,
+                         thresholding: Thresholding = .global, page: PageLayout? = nil,
                          transform: ((PixImage) throws(ShelfScanError) -> PixImage)? = nil) throws(ShelfScanError) -> [ReadLine] {
         let p = try prepare(region, in: image)
         let picture = try transform.map { t throws(ShelfScanError) in try t(p.sized) } ?? p.sized
         return try read(picture, turns: turns, single: Self.isSingle(region), region: region, factor: p.factor,
                         offset: (p.offsetX, p.offsetY), background: transform == nil ? p.background : 255, engine: engine,
-                        thresholding: .global, tag: tag)
+                        thresholding: thresholding, tag: tag, page: page)
             .map { $0.inside(width: image.width, height: image.height) }
     }
 

@@ -35,6 +35,9 @@ struct TextStage {
     /// Whether unnamed standing spines are read across (`RegionReader.readAcross`; tests turn it
     /// off to isolate another pass).
     var readAcross = TextStage.acrossReading
+    /// Whether a photo read as a cover that named no book is read again as one block, locally
+    /// thresholded (`coverRetry`; tests turn it off to show what it finds).
+    var readCoverAgain = TextStage.coverRetry
     /// Whether unnamed spines' lines along them are read cut out (`RegionReader.readAlongLines`,
     /// `along`; tests turn it off to isolate another pass).
     var readAlong = TextStage.along != "off"
@@ -82,12 +85,29 @@ struct TextStage {
             let whole = TextRegion(layout: .cover, box: BoundingBox(x: 0, y: 0, width: image.width, height: image.height),
                                    lean: 0, typicalThickness: 0, row: 0, index: 0)
             clock = .now
-            let lines = try read([whole], in: image).kept
+            var lines = try read([whole], in: image).kept
             findings.ocrMilliseconds += clock.millisecondsElapsed
             clock = .now
             _ = try matchers.get()
-            let (books, unidentified) = match(lines: lines, regions: [whole], coverLike: true)
+            var (books, unidentified) = match(lines: lines, regions: [whole], coverLike: true)
             findings.matchingMilliseconds += clock.millisecondsElapsed
+            // Nothing named: the cover may stand small in a bigger picture (held up, on a table),
+            // where Tesseract's page analysis takes its title for a picture and one threshold
+            // over the whole photo merges it with its ground (DUNE, dark brown on orange, beside
+            // a light table: the orange fell dark with the letters). Read once more as one block
+            // of text, each pixel against its own surroundings (`Thresholding.local`).
+            if books.isEmpty, readCoverAgain {
+                clock = .now
+                let again = try readEach([whole]) { [reader] _, region, engine throws(ShelfScanError) in
+                    try reader.readOnce(region, in: image, engine: engine, turns: region.quarterTurns, tag: "-cover",
+                                        thresholding: .local, page: .block)
+                }
+                lines[0] = RegionReader.keepBest(lines[0] + again[0])
+                findings.ocrMilliseconds += clock.millisecondsElapsed
+                clock = .now
+                (books, unidentified) = match(lines: lines, regions: [whole], coverLike: true)
+                findings.matchingMilliseconds += clock.millisecondsElapsed
+            }
             if !books.isEmpty {
                 findings.books = books
                 findings.unidentified = unidentified
@@ -105,6 +125,10 @@ struct TextStage {
         }
         return findings
     }
+
+    /// `SHELFSCAN_COVER_RETRY=off`: a photo read as a cover that named no book is not read again
+    /// (for measuring).
+    static let coverRetry = ProcessInfo.processInfo.environment["SHELFSCAN_COVER_RETRY"] != "off"
 
     /// A retry pass over the spines that named no book (`readSpines`).
     struct Pass {
