@@ -1115,7 +1115,8 @@ struct TextStage {
         /// Whether `text` bears any trace of this book: a word of two letters or more like one of
         /// the title's or the authors' words (`WordSimilarity.credit` above nothing), from three
         /// letters a piece of one or one inside it ("WONDER" and "LAND" of *Alice in Wonderland*,
-        /// "RETU" of *The Return of the King*), or three digits or more of its ISBN. The other
+        /// "RETU" of *The Return of the King*; common words such as "the" aside: "OTHER" holds
+        /// no trace of *The Fix*), or three digits or more of its ISBN. The other
         /// lines of a run matched, "si", "nae", "So." read from a spine's edges and pictures, are
         /// no evidence for it (`telling`).
         func traces(_ text: String) -> Bool {
@@ -1124,7 +1125,9 @@ struct TextStage {
                 if word.allSatisfy(\.isNumber) { return word.count >= 3 && isbns.contains { $0.contains(word) } }
                 let w = Array(word.unicodeScalars)
                 return zip(title + names, spelled).contains { t, spelt in
-                    WordSimilarity.credit(w, t) > 0 || (min(w.count, t.count) >= 3 && (spelt.contains(word) || word.contains(spelt)))
+                    WordSimilarity.credit(w, t) > 0
+                        || (min(w.count, t.count) >= 3 && !MatchText.commonWords.contains(spelt) && !MatchText.commonWords.contains(word)
+                            && (spelt.contains(word) || word.contains(spelt)))
                 }
             }
         }
