@@ -1404,6 +1404,7 @@ struct TextPipelineTests {
         var stage = TextStage(workers: OCRWorkers(tessdata: Fixtures.models, size: 2), matcher: matcher,
                               minimumScore: ScanOptions().minimumMatchScore)
         stage.readCoverAgain = false
+        stage.readCoverWindows = false
         let once = stage
         stage.readCoverAgain = true
         let again = stage
@@ -1411,6 +1412,49 @@ struct TextPipelineTests {
         #expect(before.books.isEmpty, "named at first: \(before.books.map(\.title)); the example no longer shows anything")
         #expect(after.books.map(\.title) == ["Dune"])
         #expect(after.books.first?.evidence.contains { TextStage.letters($0.text).contains("dune") } == true)
+    }
+
+    @Test("a cover small in a frame: found through the photo's windows alone, when the whole photo's readings are left out")
+    func coverWindows() async throws {
+        let image = "covers/cover-dune-small-720p.jpg"
+        let photo = try ImageLoader().load(path: Fixtures.sample(image)).image
+        let matcher = try BookMatcher(library: try Evaluator.corpusLibrary(directory: Fixtures.sampleImages))
+        var stage = TextStage(workers: OCRWorkers(tessdata: Fixtures.models, size: 2), matcher: matcher,
+                              minimumScore: ScanOptions().minimumMatchScore)
+        stage.readCoverAgain = false
+        stage.readCoverWindows = false
+        let whole = stage
+        stage.readCoverWindows = true
+        let windows = stage
+        let (before, after) = try await offPool { (try whole.run(photo, mode: .auto), try windows.run(photo, mode: .auto)) }
+        #expect(before.books.isEmpty, "named at first: \(before.books.map(\.title)); the example no longer shows anything")
+        #expect(after.books.map(\.title) == ["Dune"])
+        // The region it was read in is one of the windows, and its evidence lies inside it.
+        let region = try #require(after.regions.first)
+        #expect(TextStage.coverWindows(width: photo.width, height: photo.height).map(\.box).contains(region.box))
+        #expect(after.books.first?.evidence.allSatisfy { region.holds($0.box) } == true)
+    }
+
+    @Test("cover windows: four, each seven tenths of the photo and inside it, one holding any box up to two fifths of it")
+    func coverWindowGeometry() {
+        for (w, h) in [(1280, 720), (640, 480), (4032, 3024), (101, 57)] {
+            let windows = TextStage.coverWindows(width: w, height: h)
+            #expect(windows.count == 4)
+            for r in windows {
+                #expect(r.layout == .cover && r.box.width >= w * 7 / 10 && r.box.height >= h * 7 / 10)
+                #expect(r.box.width * 10 <= w * 7 + 9 && r.box.height * 10 <= h * 7 + 9)
+                #expect(r.box.x >= 0 && r.box.y >= 0 && r.box.x + r.box.width <= w && r.box.y + r.box.height <= h)
+            }
+            // Boxes of two fifths of the photo at every place on a grid.
+            let bw = w * 2 / 5, bh = h * 2 / 5
+            for x in stride(from: 0, through: w - bw, by: max(1, w / 20)) {
+                for y in stride(from: 0, through: h - bh, by: max(1, h / 20)) {
+                    #expect(windows.contains { r in
+                        r.box.x <= x && r.box.y <= y && x + bw <= r.box.x + r.box.width && y + bh <= r.box.y + r.box.height
+                    }, "\(w)x\(h): no window holds \(bw)x\(bh) at \(x),\(y)")
+                }
+            }
+        }
     }
 
     /// Against an empty library nothing can match: the titles read must come back as

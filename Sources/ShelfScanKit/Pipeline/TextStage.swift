@@ -38,6 +38,9 @@ struct TextStage {
     /// Whether a photo read as a cover that named no book is read again as one block, locally
     /// thresholded (`coverRetry`; tests turn it off to show what it finds).
     var readCoverAgain = TextStage.coverRetry
+    /// Whether a photo that named no book, read whole, is read in windows (`coverWindows`;
+    /// tests turn it off to show what it finds).
+    var readCoverWindows = TextStage.coverWindowReading
     /// Whether unnamed spines' lines along them are read cut out (`RegionReader.readAlongLines`,
     /// `along`; tests turn it off to isolate another pass).
     var readAlong = TextStage.along != "off"
@@ -108,10 +111,38 @@ struct TextStage {
                 (books, unidentified) = match(lines: lines, regions: [whole], coverLike: true)
                 findings.matchingMilliseconds += clock.millisecondsElapsed
             }
+            var regions = [whole]
+            // Still nothing: a cover taking less of the photo, on a busy ground (held up before
+            // a bookcase). Four windows of the photo read as covers, each as the whole photo was
+            // and again as one locally thresholded block; the surest book of any names it.
+            if books.isEmpty, readCoverWindows {
+                clock = .now
+                let windows = Self.coverWindows(width: image.width, height: image.height)
+                let read = try readEach(windows) { [reader] _, region, engine throws(ShelfScanError) in
+                    try reader.read(region, in: image, engine: engine, first: true)
+                        + reader.readOnce(region, in: image, engine: engine, turns: region.quarterTurns, tag: "-window",
+                                          thresholding: .local, page: .block)
+                }
+                findings.ocrMilliseconds += clock.millisecondsElapsed
+                clock = .now
+                var best: (books: [BookEntity], unidentified: [UnidentifiedText], window: Int)?
+                for w in windows.indices {
+                    let kept = RegionReader.keepBest(read[w])
+                    let (b, u) = match(lines: [kept], regions: [windows[w]], coverLike: true)
+                    if let top = b.first, top.confidence > (best?.books.first?.confidence ?? 0) { best = (b, u, w) }
+                }
+                findings.matchingMilliseconds += clock.millisecondsElapsed
+                if let best {
+                    books = best.books
+                    unidentified = best.unidentified
+                    regions = [windows[best.window]]
+                    lines = [RegionReader.keepBest(read[best.window])]
+                }
+            }
             if !books.isEmpty {
                 findings.books = books
                 findings.unidentified = unidentified
-                findings.regions = [whole]
+                findings.regions = regions
                 findings.lines = lines.flatMap { $0 }
             } else if findings.books.isEmpty {
                 // Neither reading named a book: keep what both read (the spines' unidentified
@@ -124,6 +155,21 @@ struct TextStage {
             }
         }
         return findings
+    }
+
+    /// `SHELFSCAN_COVER_WINDOWS=off`: a photo that named no book, read whole, is not read in
+    /// windows (for measuring).
+    static let coverWindowReading = ProcessInfo.processInfo.environment["SHELFSCAN_COVER_WINDOWS"] != "off"
+
+    /// Four windows of the photo, each seven tenths of its width and height, at its corners: any
+    /// cover up to two fifths of the photo either way lies whole in one of them (a box of width
+    /// b at x fits the left ones when x + b <= 0.7, the right ones when x >= 0.3).
+    static func coverWindows(width: Int, height: Int) -> [TextRegion] {
+        let w = (width * 7 + 9) / 10, h = (height * 7 + 9) / 10
+        let origins = [(0, 0), (width - w, 0), (0, height - h), (width - w, height - h)]
+        return origins.enumerated().map { i, o in
+            TextRegion(layout: .cover, box: BoundingBox(x: o.0, y: o.1, width: w, height: h), lean: 0, typicalThickness: 0, row: 0, index: i + 1)
+        }
     }
 
     /// `SHELFSCAN_COVER_RETRY=off`: a photo read as a cover that named no book is not read again
