@@ -1394,21 +1394,29 @@ struct TextPipelineTests {
         #expect(labelled.contains(TitleKey.of(first.title ?? "")))
     }
 
-    @Test("a cover small in a webcam frame: read again as one block, locally thresholded, where the first reading named nothing")
-    func smallCover() async throws {
-        // DUNE, dark brown on orange beside a light cloth: Tesseract's page analysis over the
-        // whole frame and its one threshold read the author's name and no title.
-        let image = "covers/cover-dune-small-720p.jpg"
-        let photo = try ImageLoader().load(path: Fixtures.sample(image)).image
+    /// SampleImages' small Dune in a 720p frame through the text stage (SampleImages' books),
+    /// first with neither of the cover's second readings, then with `again` (the whole photo read
+    /// again as one block) and `windows` (the photo's corner windows) as given.
+    static func smallDune(again: Bool, windows: Bool) async throws -> (before: TextFindings, after: TextFindings, photo: PixImage) {
+        let photo = try ImageLoader().load(path: Fixtures.sample("covers/cover-dune-small-720p.jpg")).image
         let matcher = try BookMatcher(library: try Evaluator.corpusLibrary(directory: Fixtures.sampleImages))
         var stage = TextStage(workers: OCRWorkers(tessdata: Fixtures.models, size: 2), matcher: matcher,
                               minimumScore: ScanOptions().minimumMatchScore)
         stage.readCoverAgain = false
         stage.readCoverWindows = false
         let once = stage
-        stage.readCoverAgain = true
-        let again = stage
-        let (before, after) = try await offPool { (try once.run(photo, mode: .auto), try again.run(photo, mode: .auto)) }
+        stage.readCoverAgain = again
+        stage.readCoverWindows = windows
+        let twice = stage
+        let (before, after) = try await offPool { (try once.run(photo, mode: .auto), try twice.run(photo, mode: .auto)) }
+        return (before, after, photo)
+    }
+
+    @Test("a cover small in a webcam frame: read again as one block, locally thresholded, where the first reading named nothing")
+    func smallCover() async throws {
+        // DUNE, dark brown on orange beside a light cloth: Tesseract's page analysis over the
+        // whole frame and its one threshold read the author's name and no title.
+        let (before, after, _) = try await Self.smallDune(again: true, windows: false)
         #expect(before.books.isEmpty, "named at first: \(before.books.map(\.title)); the example no longer shows anything")
         #expect(after.books.map(\.title) == ["Dune"])
         #expect(after.books.first?.evidence.contains { TextStage.letters($0.text).contains("dune") } == true)
@@ -1416,17 +1424,7 @@ struct TextPipelineTests {
 
     @Test("a cover small in a frame: found through the photo's windows alone, when the whole photo's readings are left out")
     func coverWindows() async throws {
-        let image = "covers/cover-dune-small-720p.jpg"
-        let photo = try ImageLoader().load(path: Fixtures.sample(image)).image
-        let matcher = try BookMatcher(library: try Evaluator.corpusLibrary(directory: Fixtures.sampleImages))
-        var stage = TextStage(workers: OCRWorkers(tessdata: Fixtures.models, size: 2), matcher: matcher,
-                              minimumScore: ScanOptions().minimumMatchScore)
-        stage.readCoverAgain = false
-        stage.readCoverWindows = false
-        let whole = stage
-        stage.readCoverWindows = true
-        let windows = stage
-        let (before, after) = try await offPool { (try whole.run(photo, mode: .auto), try windows.run(photo, mode: .auto)) }
+        let (before, after, photo) = try await Self.smallDune(again: false, windows: true)
         #expect(before.books.isEmpty, "named at first: \(before.books.map(\.title)); the example no longer shows anything")
         #expect(after.books.map(\.title) == ["Dune"])
         // The region it was read in is one of the windows, and its evidence lies inside it.
