@@ -460,6 +460,13 @@ public struct RegionReader: Sendable {
             .map { $0.inside(width: image.width, height: image.height) }
     }
 
+    /// The region's crop read once as one block of text (`PageLayout.block`), each pixel against
+    /// its own surroundings (`Thresholding.local`): a cover's second reading, where Tesseract's
+    /// page analysis took a big title for a picture and one threshold merged it with its ground.
+    public func readBlockLocally(_ region: TextRegion, in image: PixImage, engine: TesseractEngine, tag: String) throws(ShelfScanError) -> [ReadLine] {
+        try readOnce(region, in: image, engine: engine, turns: region.quarterTurns, tag: tag, thresholding: .local, page: .block)
+    }
+
     /// The region's crop read once in `turns` as each pixel's distance from its ground's gray
     /// (`PixImage.distanceFromGround`), dark on white: letters lighter and darker than the spine
     /// read alike, where Tesseract's one threshold keeps one kind and loses the other (an orange

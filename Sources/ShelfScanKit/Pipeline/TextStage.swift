@@ -102,8 +102,7 @@ struct TextStage {
             if books.isEmpty, readCoverAgain {
                 clock = .now
                 let again = try readEach([whole]) { [reader] _, region, engine throws(ShelfScanError) in
-                    try reader.readOnce(region, in: image, engine: engine, turns: region.quarterTurns, tag: "-cover",
-                                        thresholding: .local, page: .block)
+                    try reader.readBlockLocally(region, in: image, engine: engine, tag: "-cover")
                 }
                 lines[0] = RegionReader.keepBest(lines[0] + again[0])
                 findings.ocrMilliseconds += clock.millisecondsElapsed
@@ -120,15 +119,13 @@ struct TextStage {
                 let windows = Self.coverWindows(width: image.width, height: image.height)
                 let read = try readEach(windows) { [reader] _, region, engine throws(ShelfScanError) in
                     try reader.read(region, in: image, engine: engine, first: true)
-                        + reader.readOnce(region, in: image, engine: engine, turns: region.quarterTurns, tag: "-window",
-                                          thresholding: .local, page: .block)
-                }
+                        + reader.readBlockLocally(region, in: image, engine: engine, tag: "-window")
+                }.map { RegionReader.keepBest($0) }
                 findings.ocrMilliseconds += clock.millisecondsElapsed
                 clock = .now
                 var best: (books: [BookEntity], unidentified: [UnidentifiedText], window: Int)?
                 for w in windows.indices {
-                    let kept = RegionReader.keepBest(read[w])
-                    let (b, u) = match(lines: [kept], regions: [windows[w]], coverLike: true)
+                    let (b, u) = match(lines: [read[w]], regions: [windows[w]], coverLike: true)
                     if let top = b.first, top.confidence > (best?.books.first?.confidence ?? 0) { best = (b, u, w) }
                 }
                 findings.matchingMilliseconds += clock.millisecondsElapsed
@@ -136,7 +133,7 @@ struct TextStage {
                     books = best.books
                     unidentified = best.unidentified
                     regions = [windows[best.window]]
-                    lines = [RegionReader.keepBest(read[best.window])]
+                    lines = [read[best.window]]
                 }
             }
             if !books.isEmpty {
