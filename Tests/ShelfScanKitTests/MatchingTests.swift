@@ -149,6 +149,8 @@ struct BookMatcherTests {
             Book(title: "211 Things a Bright Boy Can Do", authors: ["Tom Cutler"]),
             Book(title: "The Fisherman & the Princess", authors: ["Bryan Cesar", "Neil Tavares"]),
             Book(title: "The Black Swan: The Impact of the Highly Improbable", authors: ["Nassim Nicholas Taleb"]),
+            Book(title: "The Panther  (John Corey, #6)", authors: ["Nelson DeMille"]),
+            Book(title: "Black Swan Green", authors: ["David Mitchell"]),
         ]
         for i in list.indices { list[i].id = Int64(i + 1); list[i].owned = false }
         return list
@@ -236,10 +238,17 @@ struct BookMatcherTests {
     func imprintTitles() throws {
         // Black Swan's logo on a Bill Bryson paperback, read above his title or alone.
         #expect(!matcher.matches(for: spine("BLACK", "SWAN")).contains { $0.book.title.hasPrefix("The Black Swan") })
+        // Nor is it the imprint's words read out of a longer title: only they were read.
+        #expect(!matcher.matches(for: spine("BLACK", "SWAN 7")).contains { $0.book.title == "Black Swan Green" })
+        #expect(top(spine("BLACK SWAN GREEN", "DAVID MITCHELL"))?.book.title == "Black Swan Green")
+        #expect(top(spine("BLACK SWAN GREEN"))?.book.title == "Black Swan Green")
         #expect(top(spine("BLACK SWAN", "A SHORT HISTORY OF NEARLY EVERYTHING", "BILL BRYSON"))?.book.title
             == "A Short History of Nearly Everything")
         #expect(top(spine("THE BLACK SWAN", "NASSIM NICHOLAS TALEB"))?.book.title.hasPrefix("The Black Swan") == true)
         #expect((top(spine("THE BLACK SWAN", "NASSIM NICHOLAS TALEB"))?.score ?? 0) >= 0.6)
+        // Panther's logo, read alone at the foot of a Le Guin paperback, is no DeMille novel.
+        #expect(!matcher.matches(for: spine("panther")).contains { $0.book.title.hasPrefix("The Panther") })
+        #expect(top(spine("THE PANTHER", "NELSON DeMILLE"))?.book.title.hasPrefix("The Panther") == true)
     }
 
     @Test("an author's full name on a spine is no evidence for another author's title that uses it")

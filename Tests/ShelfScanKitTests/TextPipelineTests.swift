@@ -143,10 +143,54 @@ struct TextPipelineTests {
         // The same title on another spine is another book.
         let elsewhere = (book("Strangers", 0.75), [line("STRANGERS", 500, 600)])
         // Other words on the same ink are not a fragment of it (a misreading, judged as such
-        // elsewhere). A reading within the surer line's letters ("Stranger") would be an echo.
-        let other = (book("Stronger", 0.7), [line("Stronger", 13, 605)])
+        // elsewhere). A reading within the surer line's letters ("Stranger") would be an echo,
+        // and a look-alike of its word ("Stronger") a piece of it (`piecesOfLongerTitles`).
+        let other = (book("Stranded", 0.7), [line("Stranded", 13, 605)])
         let kept = TextStage.withoutEchoes([fragment, kindness, elsewhere, other]).map { $0.title ?? "" }
-        #expect(kept == ["The Kindness of Strangers", "Strangers", "Stronger"])
+        #expect(kept == ["The Kindness of Strangers", "Strangers", "Stranded"])
+        let lookalike = (book("Stronger", 0.7), [line("Stronger", 13, 605)])
+        #expect(TextStage.withoutEchoes([kindness, lookalike]).map { $0.title ?? "" } == ["The Kindness of Strangers"])
+    }
+
+    @Test("a title read out of a longer title's ink is a piece of it, whichever is surer")
+    func piecesOfLongerTitles() {
+        func line(_ text: String, _ x: Int, _ y: Int, _ h: Int = 100) -> ReadLine {
+            ReadLine(text: text, confidence: 90, box: BoundingBox(x: x, y: y, width: 30, height: h), textHeight: 30, quarterTurns: 1)
+        }
+        func book(_ title: String, _ confidence: Double, by authors: [String] = []) -> BookEntity {
+            BookEntity(title: title, subtitle: nil, authors: authors, isbn13: nil, isbn10: nil, inLibrary: false, libraryId: nil,
+                       readingStatus: nil, source: "catalog", publisher: nil, year: nil, coverURL: nil,
+                       confidence: confidence, evidence: [])
+        }
+        func kept(_ books: [(BookEntity, [ReadLine])]) -> [String] { TextStage.withoutEchoes(books).map { $0.title ?? "" } }
+        // chris1 re-encoded: "Heaven" read surely at the foot of the spine whose whole reading,
+        // at 51, named *The Lathe of Heaven*.
+        let lathe = (book("The Lathe of Heaven", 0.70), [line("4 at iN Heaven Pare be", 638, 474, 2143)])
+        let heaven = (book("Heaven (Casteel, #1)", 0.82), [line("Heaven", 640, 1908, 220)])
+        #expect(kept([heaven, lathe]) == ["The Lathe of Heaven"])
+        // The same word on another spine is another book; so is a longer title's word on its own
+        // spine when the shorter title says more ("Lathe" alone would not name Heaven).
+        let apart = (book("Heaven (Casteel, #1)", 0.82), [line("Heaven", 900, 1908, 220)])
+        #expect(kept([apart, lathe]) == ["Heaven (Casteel, #1)", "The Lathe of Heaven"])
+        // A plural, a word inside a longer one, and the other book's author's name count as its words.
+        let kindness = (book("The Kindness of Strangers", 0.6), [line("The Kindness A af Strangers", 10, 450, 400)])
+        let stranger = (book("The Stranger", 0.9), [line("Hag Stranger", 12, 600)])
+        #expect(kept([stranger, kindness]) == ["The Kindness of Strangers"])
+        let arcturus = (book("A Voyage to Arcturus", 0.96, by: ["David Lindsay"]), [line("TO ARC TURUS LINDSAY", 10, 0, 500)])
+        let david = (book("No, David!", 0.67), [line("E DAVID", 12, 300)])
+        #expect(kept([david, arcturus]) == ["A Voyage to Arcturus"])
+        // Two volumes of one work over the same ink are two books: the number is a word of its own.
+        let one = (book("Immortal Rails Volume 1", 0.99), [line("af mmorta Rails san eter Johnson", 10, 0, 500)])
+        let two = (book("Immortal Rails Volume 2", 0.99), [line("mmorta ails vome2 Peter Johnson", 12, 0, 500)])
+        #expect(Set(kept([one, two])) == ["Immortal Rails Volume 1", "Immortal Rails Volume 2"])
+        // Titles of the same words, give or take a letter, read from one ink: the surer one stays
+        // (suzanne2, two readings of one Pratchett spine).
+        let last = (book("The Last Continent", 0.99), [line("THE LAST CONTINENT Terry Pratchett", 10, 0, 500)])
+        let lost = (book("The Lost Continent", 0.95), [line("x, THE LAST CONTINENT", 14, 0, 300), line("THELAST Torry ly", 14, 320, 150)])
+        #expect(kept([lost, last]) == ["The Last Continent"])
+        let spelled = ["last", "continent"].map { Array($0.unicodeScalars) }
+        #expect(TextStage.piece(["lost", "continent"], ["lost", "continent"], of: ["last", "continent"], spelled) == false)
+        #expect(TextStage.piece(["lost", "horizon"], ["lost", "horizon"], of: ["last", "continent"], spelled) == nil)
     }
 
     @Test("unidentified text is text no found book explains: not a found title read again, not listed twice")
@@ -1113,6 +1157,45 @@ struct TextPipelineTests {
             }
             #expect(letters > 0 && patch > letters, "\(label.text): \(letters) letter and \(patch) tag pixels at \(a)")
         }
+    }
+
+    @Test("a leaning region's outline: its band at the row's middle, slanted by its lean along the box")
+    func regionOutline() throws {
+        var standing = TextRegion(layout: .spine, box: BoundingBox(x: 50, y: 0, width: 150, height: 400), lean: 10,
+                                  typicalThickness: 40, row: 0, index: 0)
+        #expect(standing.outline == nil, "no band: the box is the outline")
+        standing.band = 100...140
+        let corners = try #require(standing.outline)
+        let shift = 200 * tan(10 * Double.pi / 180)
+        // Clockwise: the top right of the band, the bottom left of it.
+        let expected = [(100 + shift, 0.0), (140 + shift, 0), (140 - shift, 400), (100 - shift, 400)]
+        #expect(corners.count == 4)
+        for (c, e) in zip(corners, expected) { #expect(abs(c.x - e.0) < 1e-9 && abs(c.y - e.1) < 1e-9, "\(c) \(e)") }
+        // Halfway along, the outline is the band itself.
+        #expect(abs((corners[0].x + corners[3].x) / 2 - 100) < 1e-9 && abs((corners[1].x + corners[2].x) / 2 - 140) < 1e-9)
+        var lying = TextRegion(layout: .lyingSpine, box: BoundingBox(x: 0, y: 300, width: 600, height: 80), lean: -5,
+                               typicalThickness: 30, row: 1, index: 0)
+        lying.band = 320...350
+        let flat = try #require(lying.outline)
+        let drop = 300 * tan(5 * Double.pi / 180)
+        // Anticlockwise: the right end higher than the middle, the left end lower.
+        #expect(abs(flat[0].y - (320 + drop)) < 1e-9 && abs(flat[1].y - (320 - drop)) < 1e-9)
+        #expect(flat[0].x == 0 && flat[1].x == 600 && abs(flat[2].y - (350 - drop)) < 1e-9)
+        var upright = standing
+        upright = upright.reshaped(lean: 0.2)
+        #expect(upright.outline == nil, "under half a degree: the box")
+    }
+
+    @Test("the picture draws a leaning region's outline, not its upright box")
+    func outlineDrawn() throws {
+        let photo = try PixImage(gray: GrayBytes(width: 300, height: 400, pixels: [UInt8](repeating: 255, count: 300 * 400)))
+        let outline = [Point(x: 140, y: 20), Point(x: 180, y: 20), Point(x: 120, y: 380), Point(x: 80, y: 380)]
+        let picture = try photo.annotated([], outlines: [(outline, (0, 200, 0))])
+        // The slanted edge halfway down, and neither upright box edge there.
+        #expect(picture.rgb(x: 110, y: 200) == (0, 200, 0))
+        #expect(picture.rgb(x: 150, y: 200) == (0, 200, 0))
+        #expect(picture.rgb(x: 80, y: 200) == (255, 255, 255))
+        #expect(picture.rgb(x: 180, y: 200) == (255, 255, 255))
     }
 
     @Test("a picture's tags spell titles in the bitmap font's characters",

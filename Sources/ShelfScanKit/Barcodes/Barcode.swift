@@ -1,3 +1,14 @@
+/// A point in the upright image's pixels.
+public struct Point: Codable, Sendable, Hashable {
+    public var x: Double
+    public var y: Double
+
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
+}
+
 /// An axis-aligned rectangle in the upright image's pixels.
 public struct BoundingBox: Codable, Sendable, Hashable {
     public var x: Int

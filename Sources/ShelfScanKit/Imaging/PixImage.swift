@@ -177,9 +177,18 @@ public final class PixImage: @unchecked Sendable {
     /// A colour copy with rectangles drawn on it (line width scaled to the image; `thin` boxes
     /// at half of it), then `labels`.
     public func annotated(_ boxes: [(box: BoundingBox, rgb: (UInt8, UInt8, UInt8))], thin: [(box: BoundingBox, rgb: (UInt8, UInt8, UInt8))] = [],
+                          outlines: [(points: [Point], rgb: (UInt8, UInt8, UInt8))] = [],
                           labels: [Label] = []) throws(ShelfScanError) -> PixImage {
         let colour = try derived("annotation") { pixConvertTo32($0) }
         let line = max(2, max(width, height) / 400)
+        // Closed polygons (leaning spines) first, under the boxes of the lines read on them.
+        for (points, c) in outlines where points.count >= 2 {
+            guard let pta = ptaCreate(Int32(points.count)) else { continue }
+            var owned: UnsafeMutablePointer<Pta>? = pta
+            for p in points { ptaAddPt(pta, Float(p.x), Float(p.y)) }
+            pixRenderPolylineArb(colour.pix, pta, Int32(line), c.0, c.1, c.2, 1)
+            ptaDestroy(&owned)
+        }
         for (list, lineWidth) in [(thin, max(1, line / 2)), (boxes, line)] {
             for (b, c) in list {
                 guard let box = boxCreate(Int32(b.x), Int32(b.y), Int32(max(1, b.width)), Int32(max(1, b.height))) else { continue }

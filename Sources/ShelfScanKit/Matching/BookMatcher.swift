@@ -64,6 +64,12 @@ public final class BookMatcher: Sendable {
     /// Title coverage a subtitle entry needs to name its book.
     static let subtitleCoverage = 0.85
     static let wholeNameBonus = 0.3
+
+    /// `SHELFSCAN_IMPRINT_READ=off`: only titles made wholly of publishers' words need their
+    /// author's name, not titles of which only such words were read, as before the thirty-sixth
+    /// session.
+    static let imprintReadWords = ProcessInfo.processInfo.environment["SHELFSCAN_IMPRINT_READ"] != "off"
+
     /// `SHELFSCAN_JOINED_NAMES=off`: an author's name run together ("EricNewby") is not read as the name.
     static let joinedNames = ProcessInfo.processInfo.environment["SHELFSCAN_JOINED_NAMES"] != "off"
 
@@ -594,10 +600,16 @@ public final class BookMatcher: Sendable {
             * min(1, Self.authorBonus * a + Self.wholeNameBonus * authorWhole + (run ? Self.partialRunBonus : 0))
         let score = evidence * titlePart * pow(precision, 0.4) * (1 - 0.04 * unreadExtra)
         // A title made only of a publisher's words ("Black Swan", "Vintage") is the imprint's
-        // logo on spines of every kind: it names the book only beside its author's name.
-        if score > 0.3, a < Self.sureNameCredit,
-           core.allSatisfy({ MatchText.publisherWords.contains(String(String.UnicodeScalarView(words[Int($0)]))) }) {
-            return nil
+        // logo on spines of every kind: it names the book only beside its author's name. So is
+        // a title of which only such words were read ("BLACK" and "SWAN" for *Black Swan Green*:
+        // Bryson's imprint; "PENGUIN" for *Penguin Island*), common words aside.
+        if score > 0.3, a < Self.sureNameCredit {
+            let spelt = core.indices.map { String(String.UnicodeScalarView(words[Int(core[$0])])) }
+            let read = Self.imprintReadWords ? core.indices.filter { titleCredit[$0] > 0 && !MatchText.commonWords.contains(spelt[$0]) } : []
+            if spelt.allSatisfy(MatchText.publisherWords.contains)
+                || (!read.isEmpty && read.allSatisfy { MatchText.publisherWords.contains(spelt[$0]) }) {
+                return nil
+            }
         }
 
         // A title of three letters or fewer ("We", "It", "S.") is a word any spine may read: it

@@ -176,6 +176,13 @@ public enum MatchText {
         "verlag", "fischer", "rowohlt", "dtv", "signet", "ballantine", "tor", "doubleday", "anchor", "knopf", "wordsworth",
         "everyman", "library", "paperback", "paperbacks", "modern", "black", "swan", "mariner", "ace", "daw", "gollancz",
         "transworld", "minotauro", "salamandra", "booket", "austral", "catedra", "alianza", "seix", "barral", "proa",
+        // Paperback imprints whose logos stand alone on older spines ("PANTHER", "GRANADA" on Le
+        // Guin's; "Piccolo" under Lorna Hill's), and a few newer ones.
+        "panther", "granada", "fontana", "coronet", "futura", "mayflower", "grafton", "flamingo", "paladin",
+        "sceptre", "mandarin", "minerva", "methuen", "heinemann", "hutchinson", "chatto", "windus", "hamlyn",
+        "ladybird", "usborne", "pelican", "plume", "scribner", "putnam", "berkley", "fawcett", "quercus",
+        "canongate", "granta", "piccolo", "armada", "tandem", "dell", "avon", "jove", "zebra", "onyx", "roc",
+        "baen", "orbit", "voyager", "harlequin", "mills", "boon",
     ]
 
     // MARK: Folding

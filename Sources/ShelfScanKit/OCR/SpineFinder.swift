@@ -53,6 +53,29 @@ public struct TextRegion: Sendable, Equatable {
         return across >= band.lowerBound - slack && across <= band.upperBound + slack
     }
 
+    /// The spine's outline in the photo, corner by corner (top left, top right, bottom right,
+    /// bottom left, for a standing spine): its band across, the box's extent along, slanted by
+    /// the lean; nil when it does not lean (under half a degree) or has no band, where the box
+    /// is the outline.
+    public var outline: [Point]? {
+        guard let band, layout != .cover, abs(lean) >= 0.5 else { return nil }
+        let slope = tan(lean * .pi / 180)
+        if layout == .spine {
+            // Clockwise: the top leans right of the row's middle, the bottom left.
+            let middle = Double(box.y) + Double(box.height) / 2
+            let top = Double(box.y), bottom = Double(box.y + box.height)
+            let shiftTop = (middle - top) * slope, shiftBottom = (middle - bottom) * slope
+            return [Point(x: band.lowerBound + shiftTop, y: top), Point(x: band.upperBound + shiftTop, y: top),
+                    Point(x: band.upperBound + shiftBottom, y: bottom), Point(x: band.lowerBound + shiftBottom, y: bottom)]
+        }
+        // Lying: clockwise, the right end lies below the middle, the left end above it.
+        let middle = Double(box.x) + Double(box.width) / 2
+        let left = Double(box.x), right = Double(box.x + box.width)
+        let shiftLeft = (left - middle) * slope, shiftRight = (right - middle) * slope
+        return [Point(x: left, y: band.lowerBound + shiftLeft), Point(x: right, y: band.lowerBound + shiftRight),
+                Point(x: right, y: band.upperBound + shiftRight), Point(x: left, y: band.upperBound + shiftLeft)]
+    }
+
     /// The same region (row, place, band, hedge, window) over another `box`, at another `lean`,
     /// its band moved out by `grow` on each side: the retries that crop a spine otherwise
     /// (`RegionReader.readLeaned`, `readWidened`).

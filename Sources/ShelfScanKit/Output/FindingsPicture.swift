@@ -3,7 +3,8 @@ import Foundation
 /// `--annotate DIR`: a picture of what a scan found in an image, so a person sees at a glance
 /// what was read and what was missed, and a text legend beside it.
 ///
-/// Blue: regions searched for text; green: the regions that named a book (drawn over their blue),
+/// Blue: regions searched for text (a leaning spine as its slanted outline, not its upright
+/// box); green: the regions that named a book (drawn over their blue),
 /// and the text and barcodes that identified it; orange: confident text that matched no book;
 /// grey (thin): text read but not used. A blue region is one where no book was found. Each book
 /// is tagged with its rank in the legend and its title, along the line it was read from.
@@ -14,7 +15,15 @@ public enum FindingsPicture {
                              verdict: ((BookEntity) -> Bool?)? = nil, extraLegend: String = "") {
         let path = imagePath ?? result.image
         guard result.error == nil, let loaded = try? ImageLoader().load(path: path) else { return }
-        var boxes: [(box: BoundingBox, rgb: (UInt8, UInt8, UInt8))] = result.regions.map { ($0, (40, 90, 230)) }
+        // A leaning spine is drawn as itself (its outline), not as the upright box around it.
+        var outlineOf: [BoundingBox: [Point]] = [:]
+        for (box, outline) in zip(result.regions, result.regionOutlines) { if let outline { outlineOf[box] = outline } }
+        var outlines: [(points: [Point], rgb: (UInt8, UInt8, UInt8))] = []
+        var boxes: [(box: BoundingBox, rgb: (UInt8, UInt8, UInt8))] = []
+        func region(_ box: BoundingBox, _ rgb: (UInt8, UInt8, UInt8)) {
+            if let outline = outlineOf[box] { outlines.append((outline, rgb)) } else { boxes.append((box, rgb)) }
+        }
+        for box in result.regions { region(box, (40, 90, 230)) }
         // A line is used when it is a book's evidence, or a repeat of one (`Evidence.distinct`).
         let evidence = result.books.flatMap(\.evidence)
         let used = Set(evidence.map(\.box))
@@ -33,7 +42,7 @@ public enum FindingsPicture {
         for (rank, book) in result.books.enumerated() {
             let right = verdict?(book)
             let colour: (UInt8, UInt8, UInt8) = right == false ? (230, 0, 0) : (0, 200, 0)
-            boxes += namedRegions[rank].sorted { ($0.x, $0.y) < ($1.x, $1.y) }.map { ($0, colour) }
+            for box in namedRegions[rank].sorted(by: { ($0.x, $0.y) < ($1.x, $1.y) }) { region(box, colour) }
             boxes += book.evidence.map { ($0.box, colour) }
             if let label = Self.label(book, rank: rank + 1, rgb: colour) { labels.append(label) }
             let mark = right.map { $0 ? "  [right]" : "  [WRONG]" } ?? ""
@@ -56,7 +65,7 @@ public enum FindingsPicture {
         legend += extraLegend
         let name = path.split(separator: "/").suffix(2).joined(separator: "__")
         let base = (folder as NSString).appendingPathComponent((name as NSString).deletingPathExtension)
-        try? loaded.image.annotated(boxes, thin: thin, labels: labels).writePNG(to: base + ".png")
+        try? loaded.image.annotated(boxes, thin: thin, outlines: outlines, labels: labels).writePNG(to: base + ".png")
         try? Data(legend.utf8).write(to: URL(fileURLWithPath: base + ".txt"))
     }
 

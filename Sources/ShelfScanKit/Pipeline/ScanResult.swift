@@ -24,6 +24,10 @@ public struct ImageResult: Codable, Sendable {
     /// Regions searched for text (spines, lying spines, a cover): with the books' evidence
     /// regions, which were identified and which not.
     public var regions: [BoundingBox] = []
+    /// The outline of each of `regions`, in order, where it leans (`TextRegion.outline`): the
+    /// picture of the findings draws the spine itself, not the upright box around it and its
+    /// neighbours' slivers. nil for an upright region. Not in the JSON.
+    public var regionOutlines: [[Point]?] = []
     /// Every line read (for pictures of the findings; not in the JSON).
     public var lines: [ReadLine] = []
 

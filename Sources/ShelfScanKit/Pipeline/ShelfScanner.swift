@@ -162,6 +162,7 @@ public struct ShelfScanner: Sendable {
         // reads the text anyway.
         var unidentified: [UnidentifiedText] = []
         var regions: [BoundingBox] = []
+        var outlines: [[Point]?] = []
         var lines: [ReadLine] = []
         let settledByBarcode = options.mode == .auto && !readout.barcodes.isEmpty
         if options.mode != .barcode && !settledByBarcode {
@@ -177,6 +178,7 @@ public struct ShelfScanner: Sendable {
                 books = Self.merge(barcodeBooks: books, textBooks: found.books)
                 unidentified = found.unidentified
                 regions = found.regions.map(\.box)
+                outlines = found.regions.map(\.outline)
                 lines = found.lines
             } catch {
                 return failed(ShelfScanError(error.code, "\(loaded.name): \(error.message)"))
@@ -192,6 +194,7 @@ public struct ShelfScanner: Sendable {
                                  orientation: loaded.orientation, books: books, barcodes: readout.barcodes,
                                  unidentified: unidentified, error: nil, timings: timings)
         result.regions = regions
+        result.regionOutlines = outlines
         result.lines = lines
         return result
     }

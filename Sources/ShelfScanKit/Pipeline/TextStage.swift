@@ -1222,11 +1222,18 @@ struct TextStage {
             let letters: [String]
             let core: Set<String>
             let all: Set<String>
+            /// The title's words and the authors' names' words, spelled out (`piece`).
+            let spelled: [[Unicode.Scalar]]
         }
         let sorted = books.sorted(by: { $0.book.confidence > $1.book.confidence }).map { b in
             let t = MatchText.title(b.book.title ?? "", subtitle: b.book.subtitle)
+            let all = Set(t.core + t.extra)
             return Found(book: b.book, lines: b.lines, letters: b.lines.map { letters($0.text) },
-                         core: Set(t.core).subtracting(MatchText.commonWords), all: Set(t.core + t.extra))
+                         core: Set(t.core).subtracting(MatchText.commonWords), all: all,
+                         spelled: (all.sorted() + b.book.authors.flatMap(MatchText.words)).map { Array($0.unicodeScalars) })
+        }
+        func sharesInk(_ a: Found, _ b: Found) -> Bool {
+            a.lines.contains { line in b.lines.contains { RegionReader.overlap($0.box, line.box) > 0.5 } }
         }
         var kept: [Found] = []
         for candidate in sorted {
@@ -1239,14 +1246,46 @@ struct TextStage {
                 }
             }
             let words = candidate.core
-            let fragment = !words.isEmpty && kept.contains { other in
-                words.isSubset(of: other.all)
-                    && candidate.lines.contains { line in other.lines.contains { RegionReader.overlap($0.box, line.box) > 0.5 } }
-            }
+            let fragment = !words.isEmpty && kept.contains { other in words.isSubset(of: other.all) && sharesInk(candidate, other) }
             if !echo && !fragment { kept.append(candidate) }
         }
-        return kept.map(\.book)
+        guard Self.piecesOfLonger else { return kept.map(\.book) }
+        // Whichever is surer: a title read whole ("Heaven" at 95) out of the ink of a longer
+        // title that holds it (*The Lathe of Heaven*, its spine read at 51) is a piece of that;
+        // a title of look-alike words ("Lost Continent" over "THE LAST CONTINENT") is the surer one's.
+        let pieces = Set(kept.indices.filter { b in
+            kept.indices.contains { a in
+                guard a != b, let longer = piece(kept[b].core, kept[b].all, of: kept[a].core, kept[a].spelled) else { return false }
+                return (longer || a < b) && sharesInk(kept[b], kept[a])
+            }
+        })
+        return kept.indices.filter { !pieces.contains($0) }.map { kept[$0].book }
     }
+
+    /// Whether a title (its telling words `core`, all its words `all`) is, by its words alone, a
+    /// piece of another title: each telling word (three letters or more, or a number) like one
+    /// of the other's words or its authors' names (`spelled`; credit 0.75 or more, one letter in
+    /// four: "Stranger" in *The Kindness of Strangers*, "Devolution" in *... the Evolution of
+    /// Scientific Concepts*, "David" on David Lindsay's spine, "Lost" for "Last"). nil when not;
+    /// true when the other title also holds a telling word like none of its own (it says more),
+    /// false when it does not (look-alike titles, or one title twice: the surer one stays).
+    static func piece(_ core: Set<String>, _ all: Set<String>, of otherCore: Set<String>, _ spelled: [[Unicode.Scalar]]) -> Bool? {
+        func like(_ w: String, _ words: [[Unicode.Scalar]]) -> Bool {
+            let s = Array(w.unicodeScalars)
+            return words.contains { WordSimilarity.credit(s, $0) >= 0.75 }
+        }
+        // Telling words: of three letters or more, or with a digit ("Volume 2" is not "Volume 1").
+        func telling(_ words: Set<String>) -> [String] { words.filter { $0.count >= 3 || $0.contains(where: \.isNumber) } }
+        let words = telling(core)
+        guard !words.isEmpty, words.allSatisfy({ like($0, spelled) }) else { return nil }
+        let own = all.map { Array($0.unicodeScalars) }
+        return telling(otherCore).contains { !like($0, own) }
+    }
+
+    /// `SHELFSCAN_PIECES_OF_LONGER=off`: a book read out of another title's ink is dropped only
+    /// when less sure than that book and its words are the other's exactly, as before the
+    /// thirty-sixth session.
+    static let piecesOfLonger = ProcessInfo.processInfo.environment["SHELFSCAN_PIECES_OF_LONGER"] != "off"
 
     static func letters(_ text: String) -> String { String(text.lowercased().filter(\.isLetter)) }
 
