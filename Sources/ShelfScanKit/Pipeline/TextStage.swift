@@ -1255,8 +1255,9 @@ struct TextStage {
         // a title of look-alike words ("Lost Continent" over "THE LAST CONTINENT") is the surer one's.
         let pieces = Set(kept.indices.filter { b in
             kept.indices.contains { a in
-                guard a != b, let longer = piece(kept[b].core, kept[b].all, of: kept[a].core, kept[a].spelled) else { return false }
-                return (longer || a < b) && sharesInk(kept[b], kept[a])
+                guard a != b, sharesInk(kept[b], kept[a]),
+                      let longer = piece(kept[b].core, kept[b].all, of: kept[a].core, kept[a].spelled) else { return false }
+                return longer || a < b
             }
         })
         return kept.indices.filter { !pieces.contains($0) }.map { kept[$0].book }
