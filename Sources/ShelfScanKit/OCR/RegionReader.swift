@@ -859,7 +859,7 @@ public struct RegionReader: Sendable {
     /// reading). Empty for regions that are not standing spines or are too thin to hold a word.
     public func readAcross(_ region: TextRegion, in image: PixImage, engine: TesseractEngine) throws(ShelfScanError) -> [ReadLine] {
         guard region.layout == .spine else { return [] }
-        let (upright, offsetX, offsetY) = try self.upright(region, in: image)
+        let (upright, offsetX, offsetY) = try uprightKept(region, in: image)
         let span = Self.bandSpan(region, upright: upright, offset: offsetX) ?? 0..<upright.width
         let margin = Self.bandMargin(span)
         let lo = max(0, span.lowerBound - margin), hi = min(upright.width, span.upperBound + margin)
@@ -984,7 +984,7 @@ public struct RegionReader: Sendable {
         let sure = sureLines(before, on: region).filter { region.quarterTurns.contains($0.quarterTurns) }
         guard let readTurns = sure.max(by: { $0.confidence < $1.confidence }).map({ [$0.quarterTurns] }) ?? turns else { return [] }
         let standing = region.layout == .spine
-        let (upright, offsetX, offsetY) = try self.upright(region, in: image)
+        let (upright, offsetX, offsetY) = try uprightKept(region, in: image)
         let acrossAll = standing ? upright.width : upright.height
         let band = Self.bandSpan(region, upright: upright, offset: standing ? offsetX : offsetY) ?? 0..<acrossAll
         guard band.count >= 8 else { return [] }
@@ -1267,15 +1267,32 @@ public struct RegionReader: Sendable {
     func prepare(_ region: TextRegion, in image: PixImage, leastTurn: Double = 1.5) throws(ShelfScanError) -> Prepared {
         // A region's crop, made once for all the passes after the first reading (`PreparedCrops`).
         guard hueCrop == nil else { return try prepareAnew(region, in: image, leastTurn: leastTurn) }
-        let key = PreparedCrops.Key(box: region.box, lean: region.lean, band: region.band.map { [$0.lowerBound, $0.upperBound] } ?? [],
-                                    layout: region.layout, typical: region.typicalThickness, leastTurn: leastTurn,
-                                    darkest: darkestChannel, stretch: stretchContrast, grayPadding: spineGrayPadding,
-                                    target: targetTextHeight)
+        let key = cropKey(region, leastTurn: leastTurn)
         if let known = crops.crop(key, of: image) { return known }
         let made = try prepareAnew(region, in: image, leastTurn: leastTurn)
         crops.keep(made, key, of: image)
         return made
     }
+
+    private func cropKey(_ region: TextRegion, leastTurn: Double) -> PreparedCrops.Key {
+        PreparedCrops.Key(box: region.box, lean: region.lean, band: region.band.map { [$0.lowerBound, $0.upperBound] } ?? [],
+                          layout: region.layout, typical: region.typicalThickness, leastTurn: leastTurn,
+                          darkest: darkestChannel, stretch: stretchContrast, grayPadding: spineGrayPadding,
+                          target: targetTextHeight)
+    }
+
+    /// `upright`, taken from the region's kept crop when there is one (the same gray, turned
+    /// the same way): a leaning spine's turn is a tenth of a real shelf's CPU, and the passes
+    /// reading across and along its band turned it again.
+    func uprightKept(_ region: TextRegion, in image: PixImage) throws(ShelfScanError) -> (PixImage, Double, Double) {
+        if Self.reuseUpright, hueCrop == nil, let known = crops.crop(cropKey(region, leastTurn: 1.5), of: image), let upright = known.upright {
+            return (upright, known.offsetX, known.offsetY)
+        }
+        return try upright(region, in: image)
+    }
+
+    /// `SHELFSCAN_REUSE_UPRIGHT=off`: the passes across and along a band turn the crop again.
+    static let reuseUpright = ProcessInfo.processInfo.environment["SHELFSCAN_REUSE_UPRIGHT"] != "off"
 
     private func prepareAnew(_ region: TextRegion, in image: PixImage, leastTurn: Double) throws(ShelfScanError) -> Prepared {
         let (upright, offsetX, offsetY) = try self.upright(region, in: image, leastTurn: leastTurn)
