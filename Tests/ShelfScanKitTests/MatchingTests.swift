@@ -625,6 +625,24 @@ struct BookMatcherTests {
         #expect(matcher.index.titleName[0] != nil && matcher.index.titleName[2] != nil && matcher.index.titleName[1] == nil)
     }
 
+    @Test("a lone digit beside an author's full name is no evidence for a title")
+    func loneDigitsBesideNames() {
+        let matcher = BookMatcher(books: [
+            Book(title: "4:50 from Paddington (Miss Marple, #8)", authors: ["Agatha Christie"]),
+            Book(title: "The Pale Horse", authors: ["Agatha Christie"]),
+            Book(title: "1984", authors: ["George Orwell"]),
+        ])
+        // suzanne3 saved again as JPEG: her name and a smudge read as "4" beside the misread
+        // *Pale Horse* named *4.50 from Paddington* (its title before the colon: "4") at 0.95.
+        for lines in [spine("AGATHA CHRISTIE", "4"), spine("AGATHA CHRISTIE 4"),
+                      spine("AGATHA CHRISTIE", "AGATHA CHRISIIE 1ne raie riorse S \u{201C}4")] {
+            let named = matcher.matches(for: lines).filter { $0.score >= 0.6 }.map(\.book.title)
+            #expect(!named.contains { $0.hasPrefix("4:50") }, "\(named)")
+        }
+        // A number of its own is still a title.
+        #expect(matcher.matches(for: spine("1984", "GEORGE ORWELL")).first?.book.title == "1984")
+    }
+
     @Test("a title of three letters or fewer needs its author's name read surely, not a look-alike")
     func shortTitlesNeedNames() throws {
         let matcher = BookMatcher(books: [

@@ -70,6 +70,10 @@ public final class BookMatcher: Sendable {
     /// session.
     static let imprintReadWords = ProcessInfo.processInfo.environment["SHELFSCAN_IMPRINT_READ"] != "off"
 
+    /// `SHELFSCAN_LONE_DIGITS=count`: a lone digit read beside a book's author's full name counts
+    /// as evidence for its title, as before the thirty-sixth session.
+    static let loneDigits = ProcessInfo.processInfo.environment["SHELFSCAN_LONE_DIGITS"] != "count"
+
     /// `SHELFSCAN_JOINED_NAMES=off`: an author's name run together ("EricNewby") is not read as the name.
     static let joinedNames = ProcessInfo.processInfo.environment["SHELFSCAN_JOINED_NAMES"] != "off"
 
@@ -474,9 +478,12 @@ public final class BookMatcher: Sendable {
         var spineUsed = [Bool](repeating: false, count: spine.words.count)
         // Some title evidence beyond the author's own name, or none at all.
         if ownName.contains(true) {
+            // A lone digit is no evidence beyond the name: a smudge or a price read as "4" beside
+            // "AGATHA CHRISTIE" named *4.50 from Paddington* at 0.95.
             let beyondName = pairs.contains { p in
                 let unit = spine.units[p.unit]
                 return !(unit.first..<(unit.first + unit.count)).allSatisfy { ownName[$0] }
+                    && !(Self.loneDigits && unit.scalars.count == 1 && unit.scalars[0].properties.numericType != nil)
             }
             guard beyondName else { return nil }
         }
