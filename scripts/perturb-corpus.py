@@ -34,7 +34,7 @@ def main() -> int:
         return 1
     os.makedirs(args.target, exist_ok=True)
     shutil.copy(truth, os.path.join(args.target, "truth.jsonl"))
-    count = 0
+    count, failed = 0, 0
     with open(truth, encoding="utf-8") as lines:
         for line in lines:
             if not line.strip():
@@ -43,14 +43,20 @@ def main() -> int:
             out = os.path.join(args.target, name)
             os.makedirs(os.path.dirname(out), exist_ok=True)
             # EXIF orientation applied, so the copy stands as the original is seen.
-            image = ImageOps.exif_transpose(Image.open(os.path.join(args.source, name))).convert("RGB")
+            try:
+                image = ImageOps.exif_transpose(Image.open(os.path.join(args.source, name))).convert("RGB")
+            except (OSError, ValueError) as error:
+                print(f"perturb-corpus: {os.path.join(args.source, name)}: cannot be read ({error}); skipped",
+                      file=sys.stderr)
+                failed += 1
+                continue
             if args.scale != 1.0:
                 width, height = image.size
                 image = image.resize((round(width * args.scale), round(height * args.scale)), Image.LANCZOS)
             image.save(out, "JPEG", quality=args.quality)
             count += 1
     print(f"perturb-corpus: {count} photos written to {args.target}")
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
