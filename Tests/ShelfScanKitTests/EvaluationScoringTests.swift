@@ -161,6 +161,22 @@ struct EvaluationScoringTests {
         #expect(bins.reduce(0) { $0 + $1.count } == 3)
     }
 
+    @Test("the corpus library: one row per book, two books of one title by different authors both kept")
+    func corpusLibraryRows() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("corpuslib-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let lines = [
+            #"{"image": "a.jpg", "kind": "shelf", "books": [{"title": "Men at Arms", "authors": ["Evelyn Waugh"], "isbn13": null}, {"title": "The Hobbit", "authors": ["J.R.R. Tolkien"], "isbn13": null}], "barcodes": []}"#,
+            #"{"image": "b.jpg", "kind": "shelf", "books": [{"title": "Men at Arms", "authors": ["Terry Pratchett"], "isbn13": null}, {"title": "The Hobbit", "authors": [], "isbn13": null}, {"title": "Men at Arms", "authors": ["Evelyn Waugh"], "isbn13": null}], "barcodes": []}"#,
+        ]
+        try lines.joined(separator: "\n").write(toFile: dir + "/truth.jsonl", atomically: true, encoding: .utf8)
+        let books = try Evaluator.corpusLibrary(directory: dir).list()
+        #expect(books.count == 3)
+        #expect(Set(books.filter { $0.title == "Men at Arms" }.flatMap(\.authors)) == ["Evelyn Waugh", "Terry Pratchett"])
+        #expect(books.filter { $0.title == "The Hobbit" }.map(\.authors) == [["J.R.R. Tolkien"]])
+    }
+
     @Test("title keys: case, punctuation, diacritics, leading articles, subtitles", arguments: [
         ("The Hobbit: There and Back Again", "hobbit"), ("EL QUIJOTE", "quijote"), ("L'Étranger", "etranger"),
         ("A", "a"), ("Catch-22", "catch 22"), ("Les Misérables", "miserables"),

@@ -338,6 +338,45 @@ struct TextPipelineTests {
         #expect(named.0.map(\.title) == ["No, David!"])
     }
 
+    @Test("a run whose first choice another run named is not named its next choice on words that first choice explains")
+    func explainedAway() {
+        var books = [Book(title: "Harry Potter and the Goblet of Fire", authors: ["J. K. Rowling"]),
+                     Book(title: "Harry Potter and the Half-Blood Prince", authors: ["J. K. Rowling"])]
+        for i in books.indices { books[i].id = Int64(i + 1) }
+        let matcher = BookMatcher(books: books)
+        let stage = TextStage(workers: OCRWorkers(size: 1), matcher: matcher, minimumScore: 0.6)
+        // Two windows over one spine, the second shifted: its lines lie elsewhere along the spine.
+        let regions = (0..<2).map { i in
+            TextRegion(layout: .spine, box: BoundingBox(x: 100 + 40 * i, y: 0, width: 80, height: 900), lean: 0,
+                       typicalThickness: 60, row: 0, index: i)
+        }
+        func line(_ text: String, x: Int, y: Int, length: Int = 300) -> ReadLine {
+            ReadLine(text: text, confidence: 90, box: BoundingBox(x: x, y: y, width: 30, height: length), textHeight: 30, quarterTurns: 1)
+        }
+        let whole = [line("HARRY POTTER and the Goblet of Fire J.K. ROWLING", x: 120, y: 50, length: 800)]
+        let shifted = [line("HARRY POTTER J.K.ROWLING", x: 150, y: 40, length: 200), line("ano the Goblet of Fire BLOO", x: 145, y: 500, length: 300)]
+        // The shifted window's lines rank the Goblet of Fire first and the Half-Blood Prince after it, named.
+        let ranked = matcher.matches(for: TextStage.regionText(shifted))
+        #expect(ranked.first?.book.title == books[0].title)
+        #expect(ranked.contains { $0.book.title == books[1].title && $0.score >= 0.6 }, "\(ranked.map { ($0.book.title, $0.score) })")
+        let found = stage.match(lines: [whole, shifted], regions: regions, coverLike: false).0
+        #expect(found.map(\.title) == [books[0].title], "\(found.map(\.title))")
+        // A word of its own ("PRINCE") names the next choice all the same.
+        let own = [line("POTTER J.K.ROWLING", x: 150, y: 40, length: 200), line("HALF-BLOOD PRINCE the Goblet", x: 145, y: 500, length: 300)]
+        let both = stage.match(lines: [whole, own], regions: regions, coverLike: false).0
+        #expect(Set(both.compactMap(\.title)) == Set(books.map(\.title)), "\(both.map(\.title))")
+        // The words left: the first choice's title and author words out, short and common words kept.
+        #expect(TextStage.without(books[0], shifted).map(\.text) == ["ano the of BLOO"])
+        // A word of the next choice's read whole keeps it: "Rankin" beside a "BLACK" that *Black
+        // Diamonds and the Blue Brazil* explains; a piece of a word ("BLOO") does not.
+        #expect(TextStage.holdsWord(of: Book(title: "The Black Book", authors: ["Ian Rankin"]), [line("O Rankin", x: 0, y: 0)]))
+        #expect(!TextStage.holdsWord(of: books[1], TextStage.without(books[0], shifted)))
+        // Volumes of one work are left to the rules for volumes.
+        #expect(TextStage.volumes(Book(title: "Immortal Rails Volume 1"), Book(title: "Immortal Rails Volume 2")))
+        #expect(TextStage.volumes(Book(title: "Leeuwarden II"), Book(title: "Leeuwarden")))
+        #expect(!TextStage.volumes(books[0], books[1]))
+    }
+
     /// A matching stage over `books` (given ids) and one standing spine region, 80 x 700 at x 100.
     static func oneSpine(_ books: [Book]) -> (TextStage, TextRegion) {
         var books = books

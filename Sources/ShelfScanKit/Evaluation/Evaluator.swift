@@ -56,15 +56,23 @@ public struct Evaluator: Sendable {
                stages: StageSummary.table(timings))
     }
 
-    /// A library holding the corpus's own labelled books, the default for matching.
+    /// A library holding the corpus's own labelled books, the default for matching. One row per
+    /// book: by ISBN, else by title and authors, so two books of one title by different authors
+    /// (Evelyn Waugh's and Terry Pratchett's *Men at Arms*) are both the reader's; a label
+    /// naming no author is the book of that title already held, when there is one.
     public static func corpusLibrary(directory: String) throws(ShelfScanError) -> LibraryDatabase {
         let library = try LibraryDatabase.inMemory()
         var seen = Set<String>()
+        var titled = Set<String>()
         var books: [Book] = []
         for record in try TruthRecord.load(directory: directory) {
             for labelled in record.books {
                 let isbn = labelled.isbn13.flatMap { ISBN($0) }
-                guard seen.insert(isbn?.isbn13 ?? TitleKey.of(labelled.title)).inserted else { continue }
+                let title = TitleKey.of(labelled.title)
+                let authors = (labelled.authors ?? []).map { MatchText.authorWords($0).sorted().joined(separator: " ") }
+                if isbn == nil, authors.isEmpty, titled.contains(title) { continue }
+                guard seen.insert(isbn?.isbn13 ?? title + "|" + authors.joined(separator: ";")).inserted else { continue }
+                titled.insert(title)
                 books.append(Book(isbn: isbn, title: labelled.title, authors: labelled.authors ?? [], source: "truth"))
             }
         }

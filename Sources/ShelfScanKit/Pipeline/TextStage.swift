@@ -1098,7 +1098,33 @@ struct TextStage {
             let (_, lines, boxes) = chosen[i]
             found.append((Self.entity(match, lines: lines, regions: boxes), lines))
         }
-        let books = Self.withoutEchoes(found)
+        var books = Self.withoutEchoes(found)
+        // A run whose first choice another run named, given its next choice on words that first
+        // choice explains, is that book read again too (windows overlapping in part): "POTTER
+        // J.K.ROWLING" and "and the Goblet of Fire BLOO" beside the run naming *Harry Potter and
+        // the Goblet of Fire* named *... the Half-Blood Prince*. Its next choice stands only when
+        // the words left once the first choice's are taken out still name it. The first choice
+        // must be among the books found in the end: *Black & Blue* given to a run and then
+        // dropped as a piece of *Black Diamonds and the Blue Brazil* explains nothing.
+        if Self.explainedAway {
+            let named = Set(books.flatMap(Self.identity))
+            for i in chosen.indices {
+                guard let given = assigned[i], let first = chosen[i].group.matches.first else { continue }
+                let firstKeys = Set(MatchAssignment.identity(first.book))
+                let givenKeys = Set(MatchAssignment.identity(given.book))
+                guard firstKeys.isDisjoint(with: givenKeys), !firstKeys.isDisjoint(with: named),
+                      !Self.volumes(first.book, given.book) else { continue }
+                let rest = Self.without(first.book, chosen[i].lines)
+                let still = !rest.isEmpty && (Self.holdsWord(of: given.book, rest)
+                    || matcher.matches(for: Self.regionText(rest)).contains {
+                        $0.score >= minimumScore && !givenKeys.isDisjoint(with: MatchAssignment.identity($0.book))
+                    })
+                guard !still else { continue }
+                books.removeAll { !givenKeys.isDisjoint(with: Self.identity($0)) }
+                assigned[i] = nil
+                rereadRuns.insert(i)
+            }
+        }
         // Text already explained is not "unidentified": a found book's own lines, another reading
         // of their ink (overlapping windows read a spine twice), or words of a found book's title.
         let explained = chosen.indices.filter { assigned[$0] != nil || rereadRuns.contains($0) }.flatMap { chosen[$0].lines }
@@ -1433,6 +1459,79 @@ struct TextStage {
             return TextLine(text: line.text, confidence: line.confidence, height: line.textHeight, wordConfidences: line.wordConfidences, reread: reread)
         })
     }
+
+    /// `lines` without the words that `book`'s title and authors explain (a telling word like one
+    /// of theirs, credit 0.75 or more, and the short and common words of a token holding one:
+    /// "J.K.ROWLING"); tokens of only common words stay, and lines left empty go.
+    static func without(_ book: Book, _ lines: [ReadLine]) -> [ReadLine] {
+        let t = MatchText.title(book.title, subtitle: book.subtitle)
+        let theirs = Set(t.core + t.extra + book.authors.flatMap(MatchText.words))
+        let spelled = theirs.map { Array($0.unicodeScalars) }
+        func explained(_ token: Substring) -> Bool {
+            let words = MatchText.words(String(token))
+            let telling = words.filter { $0.count >= 3 && !MatchText.commonWords.contains($0) || $0.contains(where: \.isNumber) }
+            guard !telling.isEmpty else { return false }
+            return words.allSatisfy { w in
+                let s = Array(w.unicodeScalars)
+                return theirs.contains(w) || (w.count <= 2 || MatchText.commonWords.contains(w) ? false : spelled.contains { WordSimilarity.credit(s, $0) >= 0.75 })
+            }
+        }
+        return lines.compactMap { line in
+            let tokens = line.text.split(separator: " ")
+            let keep = tokens.indices.filter { !explained(tokens[$0]) }
+            guard !keep.isEmpty else { return nil }
+            guard keep.count < tokens.count else { return line }
+            let confidences = line.wordConfidences.flatMap { c in c.count == tokens.count ? keep.map { c[$0] } : nil }
+            var rest = ReadLine(text: keep.map { String(tokens[$0]) }.joined(separator: " "), confidence: line.confidence, box: line.box,
+                                textHeight: line.textHeight, quarterTurns: line.quarterTurns,
+                                readingConfidence: line.readingConfidence, wordConfidences: confidences)
+            rest.cutOut = line.cutOut
+            return rest
+        }
+    }
+
+    /// Whether `lines` hold a telling word of `book`'s title or authors (three letters or more,
+    /// not a common word, or a number) read whole: credit 0.9 or more ("Rankin" beside "BLACK"
+    /// is Ian Rankin's *The Black Book* even where "BLACK" is *Black Diamonds and the Blue
+    /// Brazil*'s too; "BLOO" is no more than a piece of "Blood").
+    static func holdsWord(of book: Book, _ lines: [ReadLine]) -> Bool {
+        let t = MatchText.title(book.title, subtitle: book.subtitle)
+        let theirs = (t.core + t.extra + t.volume + book.authors.flatMap(MatchText.words))
+            .filter { $0.count >= 3 && !MatchText.commonWords.contains($0) || $0.contains(where: \.isNumber) }
+            .map { Array($0.unicodeScalars) }
+        return lines.contains { line in
+            MatchText.words(line.text).contains { w in
+                let s = Array(w.unicodeScalars)
+                return theirs.contains { WordSimilarity.credit(s, $0) >= 0.9 }
+            }
+        }
+    }
+
+    /// Whether two titles differ only by numbers (arabic or roman): volumes of one work, "Immortal
+    /// Rails Volume 1" and "Volume 2", whose spines read alike but for the number.
+    static func volumes(_ a: Book, _ b: Book) -> Bool {
+        func words(_ book: Book) -> Set<String> {
+            let t = MatchText.title(book.title, subtitle: book.subtitle)
+            return Set(t.core + t.extra + t.volume)
+        }
+        let differ = words(a).symmetricDifference(words(b))
+        return !differ.isEmpty && differ.allSatisfy { w in
+            w.allSatisfy(\.isNumber) || (w.count <= 4 && w.allSatisfy { "ivxlc".contains($0) })
+        }
+    }
+
+    /// What makes two books found the same book (`MatchAssignment.identity`: the same title and
+    /// first author, or the same ISBN).
+    static func identity(_ book: BookEntity) -> [String] {
+        var keys = ["title:" + MatchText.title(book.title ?? "", subtitle: book.subtitle).work + "|"
+            + (book.authors.first.map { MatchText.authorWords($0).sorted().joined(separator: " ") } ?? "")]
+        if let isbn = book.isbn13 { keys.append("isbn:\(isbn)") }
+        return keys
+    }
+
+    /// `SHELFSCAN_EXPLAINED=off`: a run whose first choice went to another run keeps its next
+    /// choice whatever words it was named by (as before the thirty-seventh session).
+    static let explainedAway = ProcessInfo.processInfo.environment["SHELFSCAN_EXPLAINED"] != "off"
 
     /// `SHELFSCAN_SAME_INK=off`: a run whose first choice went to a run over the same ink takes its next choice.
     static let sameInkOnce = ProcessInfo.processInfo.environment["SHELFSCAN_SAME_INK"] != "off"
