@@ -377,6 +377,34 @@ struct TextPipelineTests {
         #expect(!TextStage.volumes(books[0], books[1]))
     }
 
+    @Test("a region whose own band reads a named book's title surely, beside the region that named it, is that spine again")
+    func windowsOverNamedSpines() {
+        // Three standing regions: 0 named the book; 1 overlaps it by half; 2 is the next spine on.
+        var regions = [(100, 200), (150, 250), (260, 360)].enumerated().map { i, span in
+            TextRegion(layout: .spine, box: BoundingBox(x: span.0, y: 0, width: span.1 - span.0, height: 900), lean: 0,
+                       typicalThickness: 100, row: 0, index: i)
+        }
+        regions[0].band = 110...195
+        regions[1].band = 150...245
+        regions[2].band = 262...355
+        func line(_ text: String, x: Int, confidence: Double = 85) -> ReadLine {
+            ReadLine(text: text, confidence: confidence, box: BoundingBox(x: x, y: 100, width: 40, height: 500), textHeight: 40, quarterTurns: 1)
+        }
+        let title = line("MOVING PICTURES Terry Pratchett", x: 140)
+        let match = BookMatch(book: Book(title: "Moving Pictures", authors: ["Terry Pratchett"]), score: 0.95, titleScore: 1,
+                              authorScore: 1, matchedText: "moving pictures terry pratchett")
+        let book = TextStage.entity(match, lines: [title], region: regions[0])
+        func windows(_ one: [ReadLine], _ two: [ReadLine]) -> Set<Int> {
+            TextStage.windowsOverNamed(books: [book], lines: [[title], one, two], regions: regions, naming: [title.box])
+        }
+        // Region 1's band holds "A MOVING PICTURES Tove": the same spine; region 2's is another.
+        #expect(windows([line("A MOVING PICTURES Tove", x: 170)], [line("MOVING PICTURES", x: 290)]) == [1])
+        // Only the author's name (another book of theirs), unsure, or on a neighbour's sliver: read on.
+        #expect(windows([line("Terry Pratchett", x: 170)], []).isEmpty)
+        #expect(windows([line("A MOVING PICTURES Tove", x: 170, confidence: 55)], []).isEmpty)
+        #expect(windows([line("MOVING PICTURES", x: 125)], []).isEmpty)
+    }
+
     /// A matching stage over `books` (given ids) and one standing spine region, 80 x 700 at x 100.
     static func oneSpine(_ books: [Book]) -> (TextStage, TextRegion) {
         var books = books

@@ -323,6 +323,7 @@ struct TextStage {
                 }.map(\.box)
             })
             let parts = Self.splitParts(books: findings.books, lines: lines, regions: regions, naming: named)
+                .union(Self.windowsOverNamed(books: findings.books, lines: lines, regions: regions, naming: named))
             return regions.indices.filter { r in
                 layouts.contains(regions[r].layout) && !regions[r].hedge && (letterless || !everyReading.letterless.contains(regions[r]))
                     && !lines[r].contains { named.contains($0.box) } && !parts.contains(r)
@@ -1417,6 +1418,52 @@ struct TextStage {
         }
         return parts
     }
+
+    /// Regions over a named book's spine again: a window overlapping the region that named it
+    /// (across, by half the thinner or more, in the same row), whose own band bears a sure line
+    /// (confidence `windowConfidence` or more) that is that book's title read again
+    /// (`FoundWords.explain`, a telling title word among its words). A spine has one title, so
+    /// the region's spine is that book's, named already; the passes after read it no more.
+    /// Before, overlapping windows over one spine (`suzanne2`'s paperbacks, split in two regions
+    /// each: "A MOVING PICTURES Tove" beside the region that named *Moving Pictures*) went
+    /// through every pass (`SHELFSCAN_WINDOWS_OVER_NAMED=off`).
+    static func windowsOverNamed(books: [BookEntity], lines: [[ReadLine]], regions: [TextRegion],
+                                 naming: Set<BoundingBox>) -> Set<Int> {
+        guard Self.windowsOverNamed else { return [] }
+        func across(_ r: Int) -> (Double, Double) {
+            if let band = regions[r].band { return (band.lowerBound, band.upperBound) }
+            let b = regions[r].box
+            return regions[r].layout == .lyingSpine ? (Double(b.y), Double(b.y + b.height)) : (Double(b.x), Double(b.x + b.width))
+        }
+        var windows = Set<Int>()
+        for book in books {
+            let evidence = Set(book.evidence.map(\.box))
+            let titled = regions.indices.filter { r in lines[r].contains { naming.contains($0.box) && evidence.contains($0.box) } }
+            guard !titled.isEmpty else { continue }
+            let words = FoundWords(book)
+            for r in regions.indices where !titled.contains(r) && regions[r].layout != .cover {
+                let beside = titled.contains { t in
+                    guard regions[t].row == regions[r].row, regions[t].layout == regions[r].layout else { return false }
+                    let (a, b) = (across(r), across(t))
+                    let shared = min(a.1, b.1) - max(a.0, b.0)
+                    return shared >= 0.5 * min(a.1 - a.0, b.1 - b.0)
+                }
+                guard beside else { continue }
+                if lines[r].contains(where: { line in
+                    line.confidence >= Self.windowConfidence && regions[r].holds(line.box) && words.explain(line.text, titleWord: true)
+                }) {
+                    windows.insert(r)
+                }
+            }
+        }
+        return windows
+    }
+
+    /// `SHELFSCAN_WINDOWS_OVER_NAMED=off`: a region over a named book's spine again is read by
+    /// every pass (as before the thirty-seventh session).
+    static let windowsOverNamed = ProcessInfo.processInfo.environment["SHELFSCAN_WINDOWS_OVER_NAMED"] != "off"
+    /// How sure a line must be to make its region a window over a named spine.
+    static let windowConfidence = 70.0
 
     /// How thick two regions may be together, in typical spines, to be parts of one
     /// (`splitParts`; `SHELFSCAN_SPLIT_SPINES=off` treats none so, for measuring;
