@@ -573,6 +573,15 @@ struct BookMatcherTests {
         let volumes = ["Immortal Rails Volume 1", "Immortal Rails Volume 2"].map { Book(title: $0, authors: ["Peter Johnson"]) }
         let both = named(volumes, [spine("IMMORTAL RAILS", "PETER JOHNSON"), spine("IMMORTAL RAILS", "PETER JOHNSON")])
         #expect(Set(both.compactMap { $0 }) == Set(volumes.map(\.title)), "\(both)")
+        // Two works read from the same words, the second covering its title and authors as well
+        // though scored lower (what each left unread differs): a tie all the same.
+        let handbooks = [Book(title: "RSPB Handbook of British Birds", authors: ["Peter Holden", "Tim Cleeves"]),
+                         Book(title: "RSPB Handbook of Garden Wildlife", authors: ["Peter Holden", "Geoffrey Abbott"])]
+        let holden = spine("RSPB HANDBOOK OF", "PETER HOLDEN")
+        let ranked = BookMatcher(books: Self.books + handbooks).matches(for: holden)
+        #expect(ranked.count >= 2 && ranked[0].score - ranked[1].score >= MatchAssignment.tieMargin
+                    && ranked[1].titleScore >= ranked[0].titleScore, "\(ranked.map { ($0.book.title, $0.score, $0.titleScore) })")
+        #expect(named(handbooks, [holden]) == [nil])
         // Two rows of one title, its author's name spelt two ways, are no tie.
         let shelley = [Book(title: "Frankenstein", authors: ["Mary Shelley"]), Book(title: "Frankenstein", authors: ["Mary Wollstonecraft Shelley"])]
         #expect(named(shelley, [spine("FRANKENSTEIN", "MARY SHELLEY")]) == ["Frankenstein"])

@@ -375,6 +375,7 @@ struct TextPipelineTests {
         #expect(TextStage.volumes(Book(title: "Immortal Rails Volume 1"), Book(title: "Immortal Rails Volume 2")))
         #expect(TextStage.volumes(Book(title: "Leeuwarden II"), Book(title: "Leeuwarden")))
         #expect(!TextStage.volumes(books[0], books[1]))
+        #expect(!TextStage.volumes(Book(title: "Ill Met by Moonlight"), Book(title: "Met by Moonlight")))
     }
 
     @Test("a region whose own band reads a named book's title surely, beside the region that named it, is that spine again")
@@ -658,9 +659,13 @@ struct TextPipelineTests {
         // Over the ink of the good reading (a second window over the spine), it is that reading again.
         let twice = stage.match(lines: [[good], [line(misread, x: 128, confidence: 64)], []], regions: regions, coverLike: false)
         #expect(twice.0.map(\.title) == ["Moving Pictures"], "\(twice.0.map(\.title))")
-        // On other ink (another spine), its next choice stands.
+        // On other ink (another spine), its next choice stands where a word of its own was read
+        // whole ("WINGS"); "WING" is a piece of it, and "PICTURES" the first choice's
+        // (`explainedAway`, thirty-seventh session; before it, Wings stood on either).
         let beside = stage.match(lines: [[good], [], [line(misread, x: 185, confidence: 64)]], regions: regions, coverLike: false)
-        #expect(Set(beside.0.compactMap(\.title)) == ["Moving Pictures", "Wings"], "\(beside.0.map(\.title))")
+        #expect(beside.0.compactMap(\.title) == ["Moving Pictures"], "\(beside.0.map(\.title))")
+        let whole = stage.match(lines: [[good], [], [line("me WINGS PICTURES Terry Pratchett", x: 185, confidence: 64)]], regions: regions, coverLike: false)
+        #expect(Set(whole.0.compactMap(\.title)) == ["Moving Pictures", "Wings"], "\(whole.0.map(\.title))")
     }
 
     @Test("every spine region knows its band (the space between its edges), inside its box")

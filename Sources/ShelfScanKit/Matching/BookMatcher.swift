@@ -691,7 +691,7 @@ public enum MatchAssignment {
     /// Wollstonecraft Shelley"). `assigned` must hold each run of ink once (`TextStage`'s
     /// runs over the same ink are left out first): another reading of the same ink is no
     /// other spine.
-    public static func refusingTies(_ assigned: [BookMatch?], _ perRegion: [[BookMatch]]) -> [BookMatch?] {
+    public static func refusingTies(_ assigned: [BookMatch?], _ perRegion: [[BookMatch]], floor: Double = 0.6) -> [BookMatch?] {
         guard refuseTies else { return assigned }
         func work(_ book: Book) -> String { MatchText.title(book.title, subtitle: book.subtitle).work }
         var result = assigned
@@ -704,7 +704,8 @@ public enum MatchAssignment {
                 guard let m else { continue }
                 let own = work(m.book)
                 let rivals = perRegion[r].filter { rival in
-                    rival.matchedText == m.matchedText && abs(rival.score - m.score) < tieMargin && work(rival.book) != own
+                    rival.matchedText == m.matchedText && work(rival.book) != own
+                        && (abs(rival.score - m.score) < tieMargin || evenlyRead(rival, m, floor: floor))
                         && !named.enumerated().contains { $0.offset != r && $0.element == work(rival.book) }
                 }
                 guard !rivals.isEmpty else { continue }
@@ -725,6 +726,18 @@ public enum MatchAssignment {
         }
         return result
     }
+
+    /// Whether `rival`, named from the very words `m` was (`matchedText`), at `floor` or more,
+    /// covers its title as well and its authors as well: what set the two apart is then what
+    /// each title left unread, not what was read. "RSPB HANDBOOK OF PETER HOLDEN" named *RSPB
+    /// Handbook of British Birds* at 0.99 beside *... of Garden Wildlife* at 0.90, both Peter
+    /// Holden's, the latter covering its title better (0.55 against 0.52); the spine was the
+    /// latter (`SHELFSCAN_EVEN_READINGS=off`: only scores within `tieMargin` tie).
+    static func evenlyRead(_ rival: BookMatch, _ m: BookMatch, floor: Double) -> Bool {
+        evenReadings && rival.score >= floor && rival.titleScore >= m.titleScore
+            && (rival.authorScore ?? 0) >= (m.authorScore ?? 0)
+    }
+    static let evenReadings = ProcessInfo.processInfo.environment["SHELFSCAN_EVEN_READINGS"] != "off"
 
     /// What makes two rows the same book: the same row, or the same ISBN, or the same title and
     /// first author (an owned copy and a catalogue row of one book are two rows).

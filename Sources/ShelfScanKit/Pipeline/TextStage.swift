@@ -1087,7 +1087,7 @@ struct TextStage {
                 if readTwice { assigned[i] = nil; rereadRuns.insert(i) }
             }
         }
-        assigned = MatchAssignment.refusingTies(assigned, chosen.map(\.group.matches))
+        assigned = MatchAssignment.refusingTies(assigned, chosen.map(\.group.matches), floor: minimumScore)
         if SpineFinder.trace {
             for (i, c) in chosen.enumerated() {
                 FileHandle.standardError.write(Data("  CHOSEN \(c.group.first)-\(c.group.last) first \(c.group.matches.first?.book.title ?? "-") given \(assigned[i]?.book.title ?? "nil") lines \(c.lines.map(\.text))\n".utf8))
@@ -1104,11 +1104,16 @@ struct TextStage {
         // choice explains, is that book read again too (windows overlapping in part): "POTTER
         // J.K.ROWLING" and "and the Goblet of Fire BLOO" beside the run naming *Harry Potter and
         // the Goblet of Fire* named *... the Half-Blood Prince*. Its next choice stands only when
-        // the words left once the first choice's are taken out still name it. The first choice
-        // must be among the books found in the end: *Black & Blue* given to a run and then
-        // dropped as a piece of *Black Diamonds and the Blue Brazil* explains nothing.
+        // the words left once the first choice's are taken out still name it or hold one of its
+        // words read whole (`holdsWord`). The first choice must be among the books found in the
+        // end: *Black & Blue* given to a run and then dropped as a piece of *Black Diamonds and
+        // the Blue Brazil* explains nothing. Volumes of one work are left to the tie rules. Any
+        // candidate of the run found elsewhere, not only its first choice, was tried (it caught
+        // a title's second line, *RSPB Handbook of British Birds* beside *... of Garden
+        // Wildlife*): six books of series lost (*Spiegel van steden ... Noord* and *Zuid
+        // Nederland*, *King of Thorns*, *No Castanets at the Wells*, *The Pale Horse*).
         if Self.explainedAway {
-            let named = Set(books.flatMap(Self.identity))
+            var named = Set(books.flatMap(Self.identity))
             for i in chosen.indices {
                 guard let given = assigned[i], let first = chosen[i].group.matches.first else { continue }
                 let firstKeys = Set(MatchAssignment.identity(first.book))
@@ -1121,6 +1126,7 @@ struct TextStage {
                         $0.score >= minimumScore && !givenKeys.isDisjoint(with: MatchAssignment.identity($0.book))
                     })
                 guard !still else { continue }
+                for book in books where !givenKeys.isDisjoint(with: Self.identity(book)) { named.subtract(Self.identity(book)) }
                 books.removeAll { !givenKeys.isDisjoint(with: Self.identity($0)) }
                 assigned[i] = nil
                 rereadRuns.insert(i)
@@ -1507,9 +1513,11 @@ struct TextStage {
         })
     }
 
-    /// `lines` without the words that `book`'s title and authors explain (a telling word like one
-    /// of theirs, credit 0.75 or more, and the short and common words of a token holding one:
-    /// "J.K.ROWLING"); tokens of only common words stay, and lines left empty go.
+    /// `lines` without the tokens (words between spaces) that `book`'s title and authors explain:
+    /// a token holding a telling word (three letters or more, not a common word, or a number)
+    /// whose every word is one of theirs, the telling ones also like one of theirs (credit 0.75
+    /// or more): "J.K.ROWLING", "Goblet". Tokens of only common words stay ("the", "of"), and
+    /// lines left empty go.
     static func without(_ book: Book, _ lines: [ReadLine]) -> [ReadLine] {
         let t = MatchText.title(book.title, subtitle: book.subtitle)
         let theirs = Set(t.core + t.extra + book.authors.flatMap(MatchText.words))
@@ -1562,10 +1570,13 @@ struct TextStage {
             return Set(t.core + t.extra + t.volume)
         }
         let differ = words(a).symmetricDifference(words(b))
-        return !differ.isEmpty && differ.allSatisfy { w in
-            w.allSatisfy(\.isNumber) || (w.count <= 4 && w.allSatisfy { "ivxlc".contains($0) })
-        }
+        return !differ.isEmpty && differ.allSatisfy { $0.allSatisfy(\.isNumber) || Self.romanNumerals.contains($0) }
     }
+
+    /// Roman numerals 1 to 39, lower case ("ii", "xiv"), as volume numbers are printed.
+    static let romanNumerals: Set<String> = Set((1...39).map { n in
+        String(repeating: "x", count: n / 10) + ["", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix"][n % 10]
+    })
 
     /// What makes two books found the same book (`MatchAssignment.identity`: the same title and
     /// first author, or the same ISBN).
