@@ -688,7 +688,8 @@ public enum MatchAssignment {
     /// "IMMORTAL RAILS PETER JOHNSON" beside each other are its volumes 1 and 2, one each. The
     /// reader's own book wins a tie against catalogue rows (the reader's shelf holds the reader's
     /// books). Rows of one title are one work whoever they credit ("Mary Shelley", "Mary
-    /// Wollstonecraft Shelley"). `assigned` must hold each run of ink once (`TextStage`'s
+    /// Wollstonecraft Shelley"). A rival read from the same words that covers its title and
+    /// authors as well ties at any score (`evenlyRead`). `assigned` must hold each run of ink once (`TextStage`'s
     /// runs over the same ink are left out first): another reading of the same ink is no
     /// other spine.
     public static func refusingTies(_ assigned: [BookMatch?], _ perRegion: [[BookMatch]], floor: Double = 0.6) -> [BookMatch?] {
@@ -729,10 +730,10 @@ public enum MatchAssignment {
 
     /// Whether `rival`, named from the very words `m` was (`matchedText`), at `floor` or more,
     /// covers its title as well and its authors as well: what set the two apart is then what
-    /// each title left unread, not what was read. "RSPB HANDBOOK OF PETER HOLDEN" named *RSPB
+    /// each title left unread, not what was read. "RSPB HANDBOOK OF PETER HOLDEN" names *RSPB
     /// Handbook of British Birds* at 0.99 beside *... of Garden Wildlife* at 0.90, both Peter
-    /// Holden's, the latter covering its title better (0.55 against 0.52); the spine was the
-    /// latter (`SHELFSCAN_EVEN_READINGS=off`: only scores within `tieMargin` tie).
+    /// Holden's, the latter covering its title better (0.55 against 0.52): either would be a
+    /// guess (`SHELFSCAN_EVEN_READINGS=off`: only scores within `tieMargin` tie).
     static func evenlyRead(_ rival: BookMatch, _ m: BookMatch, floor: Double) -> Bool {
         evenReadings && rival.score >= floor && rival.titleScore >= m.titleScore
             && (rival.authorScore ?? 0) >= (m.authorScore ?? 0)
