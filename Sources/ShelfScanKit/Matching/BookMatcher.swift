@@ -743,10 +743,15 @@ public enum MatchAssignment {
     /// What makes two rows the same book: the same row, or the same ISBN, or the same title and
     /// first author (an owned copy and a catalogue row of one book are two rows).
     static func identity(_ book: Book) -> [String] {
-        var keys = ["title:" + MatchText.title(book.title, subtitle: book.subtitle).work + "|"
-            + (book.authors.first.map { MatchText.authorWords($0).sorted().joined(separator: " ") } ?? "")]
-        if let id = book.id { keys.append("id:\(id)") }
-        if let isbn = book.isbn13 { keys.append("isbn:\(isbn)") }
+        identity(title: book.title, subtitle: book.subtitle, authors: book.authors, id: book.id, isbn13: book.isbn13)
+    }
+
+    /// `identity` from a book's parts (a found book, `BookEntity`, carries no row id).
+    static func identity(title: String, subtitle: String?, authors: [String], id: Int64?, isbn13: String?) -> [String] {
+        var keys = ["title:" + MatchText.title(title, subtitle: subtitle).work + "|"
+            + (authors.first.map { MatchText.authorWords($0).sorted().joined(separator: " ") } ?? "")]
+        if let id { keys.append("id:\(id)") }
+        if let isbn13 { keys.append("isbn:\(isbn13)") }
         return keys
     }
 }

@@ -1581,10 +1581,7 @@ struct TextStage {
     /// What makes two books found the same book (`MatchAssignment.identity`: the same title and
     /// first author, or the same ISBN).
     static func identity(_ book: BookEntity) -> [String] {
-        var keys = ["title:" + MatchText.title(book.title ?? "", subtitle: book.subtitle).work + "|"
-            + (book.authors.first.map { MatchText.authorWords($0).sorted().joined(separator: " ") } ?? "")]
-        if let isbn = book.isbn13 { keys.append("isbn:\(isbn)") }
-        return keys
+        MatchAssignment.identity(title: book.title ?? "", subtitle: book.subtitle, authors: book.authors, id: nil, isbn13: book.isbn13)
     }
 
     /// `SHELFSCAN_EXPLAINED=off`: a run whose first choice went to another run keeps its next
