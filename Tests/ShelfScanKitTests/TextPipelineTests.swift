@@ -668,6 +668,40 @@ struct TextPipelineTests {
         #expect(Set(whole.0.compactMap(\.title)) == ["Moving Pictures", "Wings"], "\(whole.0.map(\.title))")
     }
 
+    @Test("a run that reads a title two ways, or its title and author upside down from each other, names nothing")
+    func readTwoWays() {
+        var books = [Book(title: "It", authors: ["Stephen King"]), Book(title: "The House Girl", authors: ["Tara Conklin"]),
+                     Book(title: "Firestarter", authors: ["Stephen King"])]
+        for i in books.indices { books[i].id = Int64(i + 1) }
+        let matcher = BookMatcher(books: books)
+        let stage = TextStage(workers: OCRWorkers(size: 1), matcher: matcher, minimumScore: 0.6)
+        let regions = (0..<2).map { i in
+            TextRegion(layout: .spine, box: BoundingBox(x: 100 + 60 * i, y: 0, width: 60, height: 700), lean: 0,
+                       typicalThickness: 50, row: 0, index: i)
+        }
+        func line(_ text: String, x: Int, y: Int = 20, turns: Int, confidence: Double = 90) -> ReadLine {
+            let along = turns % 2 == 1
+            return ReadLine(text: text, confidence: confidence,
+                            box: BoundingBox(x: x, y: y, width: along ? 30 : 50, height: along ? 300 : 25), textHeight: 25, quarterTurns: turns)
+        }
+        // Junk read one way along a spine beside an author's name read the other way on the
+        // next spine: the matcher alone names *It* from them.
+        let junk = [line("x it INI N", x: 120, turns: 3, confidence: 51)]
+        let name = [line("STEPHEN", x: 170, turns: 1, confidence: 60), line("KING", x: 172, y: 400, turns: 1, confidence: 96)]
+        let ranked = matcher.matches(for: TextStage.regionText(junk + name))
+        #expect(ranked.first?.book.title == "It" && (ranked.first?.score ?? 0) >= 0.6, "\(ranked.map { ($0.book.title, $0.score) })")
+        #expect(TextStage.readTwoWays(books[0], lines: junk + name))
+        #expect(stage.match(lines: [junk, name], regions: regions, coverLike: false).0.isEmpty)
+        // A title's words along and across one spine: pieces of two spines.
+        let split = [line("THE GIRL W", x: 120, turns: 1, confidence: 70), line("house", x: 150, y: 300, turns: 0, confidence: 70)]
+        #expect(TextStage.readTwoWays(books[1], lines: split))
+        #expect(!stage.match(lines: [split, []], regions: regions, coverLike: false).0.contains { $0.title == "The House Girl" })
+        // The author's name across the spine, the title along it, as hardbacks print them: one book.
+        let hardback = [line("FIRESTARTER", x: 120, turns: 1), line("STEPHEN", x: 110, y: 600, turns: 0)]
+        #expect(!TextStage.readTwoWays(books[2], lines: hardback))
+        #expect(stage.match(lines: [hardback, []], regions: regions, coverLike: false).0.map(\.title) == ["Firestarter"])
+    }
+
     @Test("every spine region knows its band (the space between its edges), inside its box")
     func bandsInsideBoxes() async throws {
         let photo = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-2rows-perspective.jpg")).image

@@ -853,6 +853,30 @@ struct TextStage {
     /// (`RegionReader.readPieces`, for measuring).
     static let piecesReading = ProcessInfo.processInfo.environment["SHELFSCAN_PIECES"] != "off"
 
+    /// Whether the lines of a run that name `book` were read in ways one spine does not print
+    /// it: its title's words in lines of two directions (along and across the spine, or both
+    /// ways along it), or its title's and its authors' names in opposite directions. A spine
+    /// prints its title one way; its author's name may stand across it beside a title along
+    /// it (hardbacks: "STEPHEN" across, "FIRESTARTER" along), but not upside down from it.
+    /// Such a run joins pieces of neighbouring spines, or junk read the wrong way up: "x it INI
+    /// N" read bottom to top beside "STEPHEN" and "KING" read top to bottom named *It* (0.95),
+    /// "THE GIRL W" along and "house" across *The House Girl*, "Brother" along and "BIG;"
+    /// across *Big Brother* (real shelves at 85% scale). Only lines holding a word of the
+    /// title (`holdsTitleWord`) or of an author's name (three letters or more) count
+    /// (`SHELFSCAN_ONE_DIRECTION=off` to compare).
+    static func readTwoWays<Lines: Collection<ReadLine>>(_ book: Book, lines: Lines) -> Bool {
+        let names = Set(book.authors.flatMap(MatchText.authorWords).filter { $0.count >= 3 })
+        var titleTurns = Set<Int>(), nameTurns = Set<Int>()
+        for line in lines {
+            if holdsTitleWord(line.text, title: book.title, subtitle: book.subtitle) { titleTurns.insert(line.quarterTurns % 4) }
+            else if MatchText.words(line.text).contains(where: names.contains) { nameTurns.insert(line.quarterTurns % 4) }
+        }
+        guard titleTurns.count <= 1 else { return true }
+        let all = titleTurns.union(nameTurns)
+        return all.contains { all.contains(($0 + 2) % 4) }
+    }
+    static let oneDirection = ProcessInfo.processInfo.environment["SHELFSCAN_ONE_DIRECTION"] != "off"
+
     /// `SHELFSCAN_ACROSS_WORD=alone`: one word read across a standing spine names a book alone
     /// too (for measuring; see `match`).
     static let acrossWordAlone = ProcessInfo.processInfo.environment["SHELFSCAN_ACROSS_WORD"] == "alone"
@@ -1050,6 +1074,10 @@ struct TextStage {
                 for (span, m) in zip(spans, results.values) {
                     guard var m else { continue }
                     if across(span) { m = m.filter { $0.matchedText.split(separator: " ").filter { $0.count >= 3 }.count >= 2 } }
+                    if Self.oneDirection {
+                        let run = lines[span.first...span.last]
+                        m = m.filter { !Self.readTwoWays($0.book, lines: run) }
+                    }
                     if let top = m.first, top.score >= minimumScore {
                         groups.append(Group(first: span.first, last: span.last, matches: m,
                                             crossing: ordered[span.first].region != ordered[span.last].region))
