@@ -855,7 +855,7 @@ struct TextStage {
 
     /// Whether the lines of a run that name `book` were read in ways one spine does not print
     /// it: its title's words in lines of two directions (along and across the spine, or both
-    /// ways along it), or its title's and its authors' names in opposite directions. A spine
+    /// ways along it), or its title and its authors' names in opposite directions. A spine
     /// prints its title one way; its author's name may stand across it beside a title along
     /// it (hardbacks: "STEPHEN" across, "FIRESTARTER" along), but not upside down from it.
     /// Such a run joins pieces of neighbouring spines, or junk read the wrong way up: "x it INI
@@ -1552,11 +1552,10 @@ struct TextStage {
         let spelled = theirs.map { Array($0.unicodeScalars) }
         func explained(_ token: Substring) -> Bool {
             let words = MatchText.words(String(token))
-            let telling = words.filter { $0.count >= 3 && !MatchText.commonWords.contains($0) || $0.contains(where: \.isNumber) }
-            guard !telling.isEmpty else { return false }
+            guard words.contains(where: telling) else { return false }
             return words.allSatisfy { w in
-                let s = Array(w.unicodeScalars)
-                return theirs.contains(w) || (w.count <= 2 || MatchText.commonWords.contains(w) ? false : spelled.contains { WordSimilarity.credit(s, $0) >= 0.75 })
+                theirs.contains(w) || (w.count > 2 && !MatchText.commonWords.contains(w)
+                    && spelled.contains { WordSimilarity.credit(Array(w.unicodeScalars), $0) >= 0.75 })
             }
         }
         return lines.compactMap { line in
@@ -1580,7 +1579,7 @@ struct TextStage {
     static func holdsWord(of book: Book, _ lines: [ReadLine]) -> Bool {
         let t = MatchText.title(book.title, subtitle: book.subtitle)
         let theirs = (t.core + t.extra + t.volume + book.authors.flatMap(MatchText.words))
-            .filter { $0.count >= 3 && !MatchText.commonWords.contains($0) || $0.contains(where: \.isNumber) }
+            .filter(telling)
             .map { Array($0.unicodeScalars) }
         return lines.contains { line in
             MatchText.words(line.text).contains { w in
@@ -1588,6 +1587,12 @@ struct TextStage {
                 return theirs.contains { WordSimilarity.credit(s, $0) >= 0.9 }
             }
         }
+    }
+
+    /// A word that says which book (`without`, `holdsWord`): three letters or more and not a
+    /// common word, or holding a number.
+    static func telling(_ word: String) -> Bool {
+        word.count >= 3 && !MatchText.commonWords.contains(word) || word.contains(where: \.isNumber)
     }
 
     /// Whether two titles differ only by numbers (arabic or roman): volumes of one work, "Immortal
