@@ -50,6 +50,8 @@ struct Eval: AsyncParsableCommand {
         var options = ScanOptions()
         if let jobs { options.concurrency = max(1, jobs) }
         if let readBudget { options.readBudget = readBudget.seconds }
+        // Figures measured without the second model are not the project's: say so.
+        if let warning = ModelLocator.secondModelWarning(explicit: nil) { StandardError.line("shelfscan: warning: \(warning)") }
         // Offline always: eval never touches the network.
         let matchLibrary: LibraryDatabase
         do {

@@ -70,6 +70,9 @@ struct Scan: AsyncParsableCommand {
         if let tessdata {
             do { options.tessdata = try ModelLocator.tessdata(explicit: tessdata) } catch { throw CLIError(error.message) }
         }
+        if mode != .barcode, let warning = ModelLocator.secondModelWarning(explicit: options.tessdata) {
+            StandardError.line("shelfscan: warning: \(warning)")
+        }
         if let annotate {
             do { try FileManager.default.createDirectory(atPath: annotate, withIntermediateDirectories: true) } catch {
                 throw CLIError("\(annotate): cannot create the folder (\(error.localizedDescription)); choose another --annotate folder")

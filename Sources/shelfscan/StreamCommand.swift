@@ -90,6 +90,9 @@ struct Stream: AsyncParsableCommand {
         if let tessdata {
             do { options.scan.tessdata = try ModelLocator.tessdata(explicit: tessdata) } catch { throw CLIError(error.message) }
         }
+        if options.ocr, mode != .barcode, let warning = ModelLocator.secondModelWarning(explicit: options.scan.tessdata) {
+            StandardError.line("shelfscan: warning: \(warning)")
+        }
         let db = add ? try library.open() : try library.openIfPresent()
         let asText = format.map { $0 == .text } ?? (isatty(1) == 1)
 

@@ -129,6 +129,22 @@ struct CLITests {
         #expect(run.stderr.isEmpty, "stderr: \(run.stderr)")
     }
 
+    @Test("A model folder without the second model: the scan runs and says so in one warning line")
+    func secondModelMissing() async throws {
+        let dir = try TemporaryDirectory()
+        let fastOnly = dir.file("fast")
+        try FileManager.default.createDirectory(atPath: fastOnly, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixtures.models + "/eng.traineddata", toPath: fastOnly + "/eng.traineddata")
+        let run = try await CLI.run([Self.odyssey, "--tessdata", fastOnly, "--library", dir.file("none.sqlite")], in: dir)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stdout.contains("9780143039952"))
+        let warnings = run.stderrLines.filter { $0.hasPrefix("shelfscan: warning: eng_main.traineddata not found") }
+        #expect(warnings.count == 1 && run.stderrLines.count == 1, "stderr: \(run.stderr)")
+        // Barcodes only: no text is read, nothing to warn about.
+        let barcodes = try await CLI.run([Self.odyssey, "--tessdata", fastOnly, "--mode", "barcode", "--library", dir.file("none.sqlite")], in: dir)
+        #expect(barcodes.status == 0 && barcodes.stderr.isEmpty, "stderr: \(barcodes.stderr)")
+    }
+
     @Test("--read-budget takes seconds or off; anything else is refused in one line naming the option")
     func readBudgetValues() async throws {
         let dir = try TemporaryDirectory()

@@ -320,6 +320,21 @@ struct OCRTests {
         #expect(ModelLocator.searchPath(environment: [:]).last == "/usr/share/tesseract-ocr/5/tessdata")
     }
 
+    @Test("ModelLocator: an installed binary finds PREFIX/share/shelfscan/Models, a copied one its checkout's Models")
+    func locatorInstalled() throws {
+        let path = ModelLocator.searchPath(environment: [:], executable: "/opt/shelf/bin/shelfscan")
+        let share = try #require(path.firstIndex(of: "/opt/shelf/share/shelfscan/Models"))
+        let built = try #require(path.firstIndex(of: ModelLocator.builtFrom))
+        // Beside the executable first, then the install prefix, then the checkout, Debian last.
+        #expect(path.firstIndex(of: "/opt/shelf/bin/Models")! < share && share < built && built < path.count - 1)
+        #expect(ModelLocator.builtFrom == Fixtures.models)
+        // A missing second model is said in one line naming where it was looked for.
+        let fastOnly = try TemporaryDirectory()
+        #expect(ModelLocator.secondModelWarning(explicit: Fixtures.models) == nil)
+        let warning = try #require(ModelLocator.secondModelWarning(explicit: fastOnly.path))
+        #expect(warning.contains("eng_main.traineddata") && warning.contains(fastOnly.path) && !warning.contains("\n"))
+    }
+
     @Test("ModelLocator: the second model is found where it lies, only in an explicit folder when one is given")
     func locatorSecond() throws {
         let empty = try TemporaryDirectory()

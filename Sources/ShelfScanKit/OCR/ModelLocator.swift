@@ -5,9 +5,8 @@ public enum ModelLocator {
     /// The language model shelfscan uses.
     public static let language = "eng"
 
-    /// The tessdata folder: `explicit` when given (it must hold the model), else `$SHELFSCAN_TESSDATA`,
-    /// else the project's `Models/` found beside or above the executable or in the current folder,
-    /// else Debian's `/usr/share/tesseract-ocr/5/tessdata`.
+    /// The tessdata folder: `explicit` when given (it must hold the model), else the first folder
+    /// of `searchPath` that holds it (the project's `Models/`, else Debian's tessdata).
     public static func tessdata(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ShelfScanError) -> String {
         let file = "\(language).traineddata"
         if let explicit {
@@ -35,20 +34,41 @@ public enum ModelLocator {
         return candidates.first { FileManager.default.fileExists(atPath: $0 + "/" + file) }
     }
 
-    static func searchPath(environment: [String: String]) -> [String] {
+    /// A one-line warning when the second model is in none of the folders searched (nil when
+    /// found): without it the spines the fast model reads as nothing get no second reading, and
+    /// about 2% of the books on real shelves are missed (11 of 463, thirty-ninth session), with
+    /// nothing else to show for it.
+    public static func secondModelWarning(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        guard secondTessdata(explicit: explicit, environment: environment) == nil else { return nil }
+        let looked = explicit.map { [$0] } ?? searchPath(environment: environment)
+        return "\(secondLanguage).traineddata not found (looked in \(looked.joined(separator: ", "))): spines the fast model reads as nothing get no second reading and some books are missed; install with scripts/install.sh, or pass --tessdata DIR holding both models"
+    }
+
+    /// The folders searched, in order: `$SHELFSCAN_TESSDATA`; `Models/` beside the executable
+    /// or up to four folders above it (`.build/<config>/` in development); `share/shelfscan/Models`
+    /// of the prefix it is installed in (`scripts/install.sh`: `PREFIX/bin/shelfscan`); the
+    /// current folder's `Models/`; the `Models/` of the checkout it was built from (a binary
+    /// copied out of `.build`); Debian's tessdata.
+    static func searchPath(environment: [String: String], executable: String? = nil) -> [String] {
         var list: [String] = []
         if let env = environment["SHELFSCAN_TESSDATA"], !env.isEmpty { list.append(env) }
-        // The executable lives in .build/<config>/ during development, or bin/ when installed.
-        let exe = URL(fileURLWithPath: CommandLine.arguments.first.map { $0.hasPrefix("/") ? $0 : ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? $0) } ?? "")
+        let exe = URL(fileURLWithPath: executable ?? CommandLine.arguments.first.map { $0.hasPrefix("/") ? $0 : ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? $0) } ?? "")
             .resolvingSymlinksInPath().deletingLastPathComponent()
         var dir = exe
         for _ in 0..<5 {
             list.append(dir.appendingPathComponent("Models").path)
             dir = dir.deletingLastPathComponent()
         }
+        list.append(exe.deletingLastPathComponent().appendingPathComponent("share/shelfscan/Models").path)
         list.append(FileManager.default.currentDirectoryPath + "/Models")
+        list.append(builtFrom)
         list.append("/usr/share/tesseract-ocr/5/tessdata")
         var seen = Set<String>()
         return list.filter { seen.insert($0).inserted }
     }
+
+    /// `Models/` of the checkout this file was compiled in (Sources/ShelfScanKit/OCR/ is three
+    /// folders below the package root).
+    static let builtFrom = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Models").path
 }
