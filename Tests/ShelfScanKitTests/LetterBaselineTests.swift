@@ -120,6 +120,38 @@ struct LetterBaselineTests {
         #expect(afresh.usualTurns(of: other) == [1, 3])
     }
 
+    @Test("a reading held to one way (the second model's) reads only that way, its retries included")
+    func heldToOneWay() async throws {
+        // The Zen title standing as on a spine read bottom to top (upright at one quarter turn).
+        let cover = try ImageLoader().load(path: Fixtures.sample("covers/cover-zen-motorcycle-subtitle-glare.jpg")).image
+        let photo = try cover.cropped(to: BoundingBox(x: 170, y: 160, width: 620, height: 90)).rotated(quarterTurns: 3)
+        let region = TextRegion(layout: .spine, box: BoundingBox(x: 0, y: 0, width: photo.width, height: photo.height), lean: 0,
+                                typicalThickness: Double(photo.width), row: 0, index: 0)
+        func described(_ lines: [ReadLine]) -> String { "\(lines.map { "q\($0.quarterTurns) \(Int($0.confidence)) \($0.text)" })" }
+        let (held, free) = try await offPoolReading { reader, engine in
+            (try reader.read(region, in: photo, engine: engine, votes: DirectionVotes(), turns: [3]),
+             try reader.read(region, in: photo, engine: engine, votes: DirectionVotes()))
+        }
+        // Upside down, every retry that way too: its letters' way (q1) is never read.
+        #expect(held.allSatisfy { $0.quarterTurns == 3 }, "\(described(held))")
+        #expect(!held.contains { $0.text.contains("Zen and the Art") }, "\(described(held))")
+        #expect(free.contains { $0.quarterTurns == 1 && $0.text.contains("Zen and the Art") }, "\(described(free))")
+    }
+
+    @Test("a retry reads the way the spine's letters stand; else the photo's usual way as it is when the retry starts; else both")
+    func retryDirections() {
+        #expect(RegionReader.retryTurns([1, 3], guess: 1, usual: 3) == [1])
+        // The photo had no sure line yet when the reading began (its first way q1), one read
+        // top to bottom since: the retry goes that way, not the way tried first.
+        #expect(RegionReader.retryTurns([1, 3], guess: nil, usual: 3) == [3])
+        #expect(RegionReader.retryTurns([3, 1], guess: nil, usual: 3) == [3])
+        #expect(RegionReader.retryTurns([1, 3], guess: nil, usual: nil) == [1, 3])
+        #expect(RegionReader.retryTurns([0, 2], guess: nil, usual: 2) == [2])
+        // Held to one way, a reading keeps to it whatever its letters say.
+        #expect(RegionReader.retryTurns([3], guess: 1, usual: 3) == [3])
+        #expect(RegionReader.retryTurns([3], guess: 1, usual: nil) == [3])
+    }
+
     @Test("a rendered cover's title, measured as the reader measures spines, turned every way",
           arguments: [0, 1, 2, 3])
     func renderedTitle(turns: Int) throws {

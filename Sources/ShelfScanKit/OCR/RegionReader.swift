@@ -128,12 +128,14 @@ public struct RegionReader: Sendable {
     /// a crop read as nothing is retried every way all the same.
     /// `first`: the region's first reading, run whatever the budget (its retries are not).
     /// `hedges`: the photo's hedge regions' state (`TextRegion.hedge`).
+    /// `turns`: the directions read, every retry included (the region's own two by default).
     public func read(_ region: TextRegion, in image: PixImage, engine: TesseractEngine,
                      votes: DirectionVotes? = nil, all: Bool = false, mayBeBlank: Bool = true, first: Bool = false,
-                     hedges: HedgeWatch? = nil, letterless: LetterlessRegions? = nil) throws(ShelfScanError) -> [ReadLine] {
+                     hedges: HedgeWatch? = nil, letterless: LetterlessRegions? = nil,
+                     turns only: [Int]? = nil) throws(ShelfScanError) -> [ReadLine] {
         let p = try prepare(region, in: image)
         let single = Self.isSingle(region)
-        var turns = region.quarterTurns
+        var turns = only ?? region.quarterTurns
         // The way the spine's own letters stand, where they say (mixed-case lines), goes first
         // and takes the retries below; the photo's usual direction otherwise.
         let (guess, letters) = try baselineGuess(p, region: region)
@@ -163,8 +165,12 @@ public struct RegionReader: Sendable {
         // A confident line on the spine itself (a neighbour's sliver does not count).
         func onSpine() -> Bool { !sureLines(lines, on: region).isEmpty }
         // The photo's usual direction alone once it has one (most spines read one way), asked
-        // when a retry starts: the other workers' spines keep voting meanwhile.
-        func usualTurns() -> [Int] { guess.map { [$0] } ?? (votes?.preferred(among: turns) != nil ? Array(turns.prefix(1)) : turns) }
+        // when a retry starts: the other workers' spines keep voting meanwhile, so it may have
+        // none yet when the reading began, or another one. (Until the forty-first session
+        // the way tried first was taken, the region's first way when nothing was preferred
+        // then: a spine read before the photo's first sure line had its retries read bottom to
+        // top on a shelf read top to bottom; `SHELFSCAN_RETRY_TURNS=first` for measuring.)
+        func usualTurns() -> [Int] { Self.retryTurns(turns, guess: guess, usual: votes?.preferred(among: turns)) }
         // What the reading returns: the best of the lines (every line when `all`), the sure ones voting.
         func finished() -> [ReadLine] {
             let kept = Self.keepBest(lines).map { $0.inside(width: image.width, height: image.height) }
@@ -438,6 +444,18 @@ public struct RegionReader: Sendable {
     static let skipLetterless = ProcessInfo.processInfo.environment["SHELFSCAN_LETTERLESS"] != "read"
 
     static let baselineGuessing = ProcessInfo.processInfo.environment["SHELFSCAN_BASELINE"] != "off"
+    /// `SHELFSCAN_RETRY_TURNS=first`: a retry in "the usual direction" takes the way the
+    /// reading tried first (for measuring; see `read`).
+    static let retryTurnsFirst = ProcessInfo.processInfo.environment["SHELFSCAN_RETRY_TURNS"] == "first"
+
+    /// The ways a retry of `read` reads, of `turns` (the reading's, in the order tried): the way
+    /// the region's letters stand (`guess`) where it is one of them; else the photo's `usual`
+    /// direction now, alone; else all of them.
+    static func retryTurns(_ turns: [Int], guess: Int?, usual: Int?) -> [Int] {
+        if let guess, turns.contains(guess) { return [guess] }
+        guard let usual, turns.contains(usual) else { return turns }
+        return retryTurnsFirst ? Array(turns.prefix(1)) : [usual]
+    }
     static let baselineStop = ProcessInfo.processInfo.environment["SHELFSCAN_BASELINE"] != "order"
 
     /// Whether `region` holds one spine (not several whose edges went unseen): it can only read

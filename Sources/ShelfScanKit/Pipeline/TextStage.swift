@@ -573,7 +573,8 @@ struct TextStage {
             if Self.secondRetriesOff.contains("nofine") { secondReader.fineLocalRetry = false }
             if Self.secondRetriesOff.contains("nogray") { secondReader.grayPaddingRetry = false }
             try readAgain("second", unnamedWithLetters(all: Self.secondModel == "all"), keepingBest: true, with: second) { [secondReader] region, _, engine throws(ShelfScanError) in
-                try secondReader.read(region, in: image, engine: engine, votes: votes, mayBeBlank: Self.secondModel == "all")
+                try secondReader.read(region, in: image, engine: engine, votes: votes, mayBeBlank: Self.secondModel == "all",
+                                      turns: Self.secondBothWays ? nil : votes.usualTurns(of: region))
             }
             try readSparse(with: second)
         }
@@ -802,6 +803,9 @@ struct TextStage {
     /// `SHELFSCAN_SECOND_MODEL=off` leaves unnamed spines unread by the second model, `all` reads
     /// every unnamed spine, letters read on it or not (for measuring).
     static let secondModel = ProcessInfo.processInfo.environment["SHELFSCAN_SECOND_MODEL"] ?? "read"
+    /// `SHELFSCAN_SECOND_TURNS=both`: the second model reads each spine both ways, as before the
+    /// forty-first session, instead of the way its letters stand or the photo's usual one.
+    static let secondBothWays = ProcessInfo.processInfo.environment["SHELFSCAN_SECOND_TURNS"] == "both"
     /// `SHELFSCAN_SECOND_RETRIES=nosharp,nofine,nogray`: the second model's reading without its
     /// sharpened, narrow-window or gray-padded retries (for measuring: without the first two,
     /// real shelves 460 / 476 instead of 463 / 479, eval CPU -8%, thirty-third session).
