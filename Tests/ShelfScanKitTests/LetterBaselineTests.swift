@@ -92,14 +92,19 @@ struct LetterBaselineTests {
         return try cover.cropped(to: BoundingBox(x: 170, y: 150, width: 620, height: 260)).grayscale()
     }
 
-    @Test("a spine whose letters say which way up they stand is read that way first, against the photo's usual way, and once")
-    func readerFollowsLetters() async throws {
-        // The title's first line standing as on a spine read bottom to top: a quarter turn
-        // clockwise stands it upright.
+    /// The Zen title's first line standing as on a spine read bottom to top (a quarter turn
+    /// clockwise stands it upright), and a spine region over the whole of it.
+    static func standingTitle() throws -> (PixImage, TextRegion) {
         let cover = try ImageLoader().load(path: Fixtures.sample("covers/cover-zen-motorcycle-subtitle-glare.jpg")).image
         let photo = try cover.cropped(to: BoundingBox(x: 170, y: 160, width: 620, height: 90)).rotated(quarterTurns: 3)
         let region = TextRegion(layout: .spine, box: BoundingBox(x: 0, y: 0, width: photo.width, height: photo.height), lean: 0,
                                 typicalThickness: Double(photo.width), row: 0, index: 0)
+        return (photo, region)
+    }
+
+    @Test("a spine whose letters say which way up they stand is read that way first, against the photo's usual way, and once")
+    func readerFollowsLetters() async throws {
+        let (photo, region) = try Self.standingTitle()
         let votes = DirectionVotes()
         for _ in 0..<5 { votes.add(3) }
         let (lines, readings) = try await offPoolReading { reader, engine in
@@ -122,11 +127,7 @@ struct LetterBaselineTests {
 
     @Test("a reading held to one way (the second model's) reads only that way, its retries included")
     func heldToOneWay() async throws {
-        // The Zen title standing as on a spine read bottom to top (upright at one quarter turn).
-        let cover = try ImageLoader().load(path: Fixtures.sample("covers/cover-zen-motorcycle-subtitle-glare.jpg")).image
-        let photo = try cover.cropped(to: BoundingBox(x: 170, y: 160, width: 620, height: 90)).rotated(quarterTurns: 3)
-        let region = TextRegion(layout: .spine, box: BoundingBox(x: 0, y: 0, width: photo.width, height: photo.height), lean: 0,
-                                typicalThickness: Double(photo.width), row: 0, index: 0)
+        let (photo, region) = try Self.standingTitle()
         func described(_ lines: [ReadLine]) -> String { "\(lines.map { "q\($0.quarterTurns) \(Int($0.confidence)) \($0.text)" })" }
         let (held, free) = try await offPoolReading { reader, engine in
             (try reader.read(region, in: photo, engine: engine, votes: DirectionVotes(), turns: [3]),

@@ -444,6 +444,8 @@ public struct RegionReader: Sendable {
     static let skipLetterless = ProcessInfo.processInfo.environment["SHELFSCAN_LETTERLESS"] != "read"
 
     static let baselineGuessing = ProcessInfo.processInfo.environment["SHELFSCAN_BASELINE"] != "off"
+    static let baselineStop = ProcessInfo.processInfo.environment["SHELFSCAN_BASELINE"] != "order"
+
     /// `SHELFSCAN_RETRY_TURNS=first`: a retry in "the usual direction" takes the way the
     /// reading tried first (for measuring; see `read`).
     static let retryTurnsFirst = ProcessInfo.processInfo.environment["SHELFSCAN_RETRY_TURNS"] == "first"
@@ -456,7 +458,6 @@ public struct RegionReader: Sendable {
         guard let usual, turns.contains(usual) else { return turns }
         return retryTurnsFirst ? Array(turns.prefix(1)) : [usual]
     }
-    static let baselineStop = ProcessInfo.processInfo.environment["SHELFSCAN_BASELINE"] != "order"
 
     /// Whether `region` holds one spine (not several whose edges went unseen): it can only read
     /// one way.
