@@ -454,9 +454,9 @@ public struct RegionReader: Sendable {
     /// the region's letters stand (`guess`) where it is one of them; else the photo's `usual`
     /// direction now, alone; else all of them.
     static func retryTurns(_ turns: [Int], guess: Int?, usual: Int?) -> [Int] {
-        if let guess, turns.contains(guess) { return [guess] }
-        guard let usual, turns.contains(usual) else { return turns }
-        return retryTurnsFirst ? Array(turns.prefix(1)) : [usual]
+        let ways = DirectionVotes.oneWay(of: turns, guess: guess, usual: usual)
+        let byUsual = ways.count == 1 && ways[0] != guess
+        return retryTurnsFirst && byUsual ? Array(turns.prefix(1)) : ways
     }
 
     /// Whether `region` holds one spine (not several whose edges went unseen): it can only read
@@ -1887,8 +1887,16 @@ public final class DirectionVotes: @unchecked Sendable {
         lock.lock()
         let guess = Self.letterGuesses ? guesses[RegionKey(region)] : nil
         lock.unlock()
-        if let guess, region.quarterTurns.contains(guess) { return [guess] }
-        return preferred(among: region.quarterTurns).map { [$0] } ?? region.quarterTurns
+        return Self.oneWay(of: region.quarterTurns, guess: guess, usual: preferred(among: region.quarterTurns))
+    }
+
+    /// The rule both the passes and a reading's retries follow, over `turns`: the way the
+    /// letters stand (`guess`) where it is one of them; else the photo's `usual` direction
+    /// where it is one of them, alone; else all of them.
+    static func oneWay(of turns: [Int], guess: Int?, usual: Int?) -> [Int] {
+        if let guess, turns.contains(guess) { return [guess] }
+        guard let usual, turns.contains(usual) else { return turns }
+        return [usual]
     }
 
     /// `SHELFSCAN_BASELINE_PASSES=off`: the later passes take the photo's usual direction even
