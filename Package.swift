@@ -4,9 +4,10 @@ import PackageDescription
 // Functions the executables define in place of a library's, which must be in their dynamic
 // symbol table for the library's calls to reach them (gold does not export them on its own: the
 // libraries' references are versioned): CFastPNG's png_set_compression_level (Leptonica's PNG
-// writes), COpenMP's GOMP_* (Tesseract's OpenMP regions, run on the calling thread).
+// writes), CLineInvert's pixWriteMem and pixInvert (Tesseract's line pictures and inverted
+// readings), COpenMP's GOMP_* (Tesseract's OpenMP regions, run on the calling thread).
 let interposed = LinkerSetting.unsafeFlags(
-    ["png_set_compression_level", "GOMP_parallel", "GOMP_parallel_sections", "GOMP_sections_next",
+    ["png_set_compression_level", "pixWriteMem", "pixInvert", "GOMP_parallel", "GOMP_parallel_sections", "GOMP_sections_next",
      "GOMP_sections_end_nowait"].flatMap { ["-Xlinker", "--export-dynamic-symbol=\($0)"] })
 
 let package = Package(
@@ -37,12 +38,16 @@ let package = Package(
         .target(
             name: "CFastPNG",
             linkerSettings: [.linkedLibrary("dl")]),
+        // Tesseract's inverted second reading, line by line (include/lineinvert.h).
+        .target(
+            name: "CLineInvert",
+            linkerSettings: [.linkedLibrary("dl")]),
         // Tesseract's OpenMP regions run on the reading thread (openmp.c, include/openmp.h).
         .target(name: "COpenMP"),
         .target(
             name: "ShelfScanKit",
             dependencies: [
-                "CLeptonica", "CTesseract", "CZBar", "CCurl", "CFastPNG", "COpenMP",
+                "CLeptonica", "CTesseract", "CZBar", "CCurl", "CFastPNG", "CLineInvert", "COpenMP",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .executableTarget(

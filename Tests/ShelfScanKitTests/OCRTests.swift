@@ -245,6 +245,46 @@ struct OCRTests {
         #expect(!second.localizedCaseInsensitiveContains("CLASSICS"))
     }
 
+    @Test("Tesseract's inverted reading is off for lines of dark letters on a light ground, on for any other")
+    func inversionByLine() throws {
+        // The picture test: rendered text both ways, and pictures that are not clearly dark
+        // letters on a light ground.
+        let label = try OCRSample.crop(OCRSample.priceLabel).grayscale()
+        #expect(TesseractEngine.darkOnLight(label))
+        #expect(!TesseractEngine.darkOnLight(try label.inverted()))
+        func picture(_ gray: (Int) -> UInt8) throws -> PixImage {
+            try PixImage(gray: GrayBytes(width: 60, height: 20, pixels: (0..<1200).map(gray)))
+        }
+        // Flat; faint stripes (two classes 20 grays apart, the darker a fifth of the pixels);
+        // half dark, half light.
+        #expect(!TesseractEngine.darkOnLight(try picture { _ in 128 }))
+        #expect(!TesseractEngine.darkOnLight(try picture { $0 % 60 < 12 ? 120 : 140 }))
+        #expect(!TesseractEngine.darkOnLight(try picture { $0 % 60 < 30 ? 40 : 220 }))
+        // Dark strokes on a pale ground: dark on light; with white strokes on that ground too
+        // (a black author's name beside a white title on a pale orange spine): not.
+        #expect(TesseractEngine.darkOnLight(try picture { $0 % 10 < 2 ? 40 : 180 }))
+        #expect(!TesseractEngine.darkOnLight(try picture { $0 % 10 < 2 ? 40 : $0 % 10 == 5 ? 240 : 180 }))
+        // Real readings: every line of the dark-on-light label is read without the inverted
+        // reading; the same label inverted is read with it, and still read.
+        guard TesseractEngine.invertByLine else { return }
+        let engine = try TesseractEngine(tessdata: Fixtures.models)
+        let before = TesseractEngine.lineInversionCounts
+        let text = OCRSample.text(try engine.recognize(label, layout: .block))
+        let after = TesseractEngine.lineInversionCounts
+        #expect(text.localizedCaseInsensitiveContains("CLASSICS"), "read: \(text)")
+        // Tesseract's line pictures came through CLineInvert (the test binary exports it too).
+        #expect(TesseractEngine.decidesInversionByLine)
+        #expect(after.lines > before.lines)
+        #expect(after.gated - before.gated == after.lines - before.lines)
+        #expect(after.inverted == before.inverted)
+        let inverse = OCRSample.text(try engine.recognize(try label.inverted(), layout: .block))
+        let last = TesseractEngine.lineInversionCounts
+        #expect(inverse.localizedCaseInsensitiveContains("CLASSICS"), "read: \(inverse)")
+        #expect(last.lines > after.lines)
+        #expect(last.gated == after.gated)
+        #expect(last.inverted > after.inverted)
+    }
+
     @Test("lines go to the recogniser as uncompressed PNG; PNG files written outside stay compressed")
     func uncompressedLines() throws {
         let engine = try TesseractEngine(tessdata: Fixtures.models)

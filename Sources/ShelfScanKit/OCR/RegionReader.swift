@@ -1473,12 +1473,14 @@ public struct RegionReader: Sendable {
             let turned = try sized.rotated(quarterTurns: turns).padded(by: pad, gray: background)
             let t0 = ContinuousClock.now
             let cpu0 = budget == nil ? 0 : ReadBudget.threadCPU()
+            let inv0 = Self.traceReads ? TesseractEngine.lineInversionCounts : (lines: 0, gated: 0, inverted: 0)
             let page = try engine.recognize(turned, layout: page ?? (region.layout == .cover ? .auto : .block), thresholding: thresholding,
                                             deadline: region.layout == .cover ? nil : readDeadline, resolution: resolution)
             budget?.charge(ReadBudget.threadCPU() &- cpu0)
             onPage?(page.lines.count, page.lines.map(\.confidence).max() ?? 0)
             if Self.traceReads {
-                FileHandle.standardError.write(Data("READ@\(Int(Self.traceStart.millisecondsElapsed - t0.millisecondsElapsed)) r\(region.row)-\(region.index) q\(turns) \(thresholding == .global ? "global" : "\(thresholding)")\(tag) \(turned.width)x\(turned.height) \(String(format: "%.0f", t0.millisecondsElapsed)) ms lines \(page.lines.count) best \(Int(page.lines.map(\.confidence).max() ?? 0))\n".utf8))
+                let inv = TesseractEngine.lineInversionCounts
+                FileHandle.standardError.write(Data("READ@\(Int(Self.traceStart.millisecondsElapsed - t0.millisecondsElapsed)) r\(region.row)-\(region.index) q\(turns) \(thresholding == .global ? "global" : "\(thresholding)")\(tag) \(turned.width)x\(turned.height) \(String(format: "%.0f", t0.millisecondsElapsed)) ms lines \(page.lines.count) best \(Int(page.lines.map(\.confidence).max() ?? 0)) inv \(inv.inverted - inv0.inverted)/\(inv.lines - inv0.lines) gated \(inv.gated - inv0.gated)\n".utf8))
             }
             if let folder = Self.debugFolder {
                 let text = page.lines.map { "\(Int($0.confidence)) \($0.text)" }.joined(separator: " | ")

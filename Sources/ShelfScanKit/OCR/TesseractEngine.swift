@@ -1,5 +1,6 @@
 import CFastPNG
 import CLeptonica
+import CLineInvert
 import COpenMP
 import CTesseract
 import Foundation
@@ -143,6 +144,31 @@ public final class TesseractEngine: @unchecked Sendable {
     /// does not export its `png_set_compression_level` (the link flag in Package.swift).
     public static var storesLinesUncompressed: Bool { shelfscan_fast_png_active() != 0 }
 
+    /// Whether Tesseract's inverted second reading of an unsure line is skipped for lines of
+    /// clearly dark letters on a light ground (`CLineInvert`), where it cannot help.
+    /// `SHELFSCAN_INVERT_LINES=all` keeps it for every line, Tesseract's own way (for measuring),
+    /// as does `tessedit_do_invert` in `SHELFSCAN_TESSERACT_VARIABLES`.
+    static let invertByLine = ProcessInfo.processInfo.environment["SHELFSCAN_INVERT_LINES"] != "all"
+        && !(ProcessInfo.processInfo.environment["SHELFSCAN_TESSERACT_VARIABLES"] ?? "").contains("tessedit_do_invert")
+
+    /// Whether Tesseract's line pictures go through `CLineInvert` in this process (the
+    /// interposition took): false where the executable does not export `pixWriteMem`.
+    public static var decidesInversionByLine: Bool { shelfscan_line_invert_active() != 0 }
+
+    /// This thread's counts since it started: lines Tesseract read, lines it read without its
+    /// inverted second reading, and inverted readings it ran.
+    public static var lineInversionCounts: (lines: Int, gated: Int, inverted: Int) {
+        var lines = 0, gated = 0, inverted = 0
+        shelfscan_line_invert_counts(&lines, &gated, &inverted)
+        return (lines, gated, inverted)
+    }
+
+    /// Whether `image` (8-bit gray) is clearly dark letters on a light ground: the test each
+    /// line's picture gets before Tesseract reads it (see `invertByLine`).
+    static func darkOnLight(_ image: PixImage) -> Bool {
+        image.withPix { shelfscan_line_dark_on_light(UnsafeMutableRawPointer($0)) != 0 }
+    }
+
     /// The resolution (pixels per inch) Tesseract is told an image has unless asked otherwise:
     /// crops are scaled so their text is about 32 px high, 8 points at 300. `SHELFSCAN_DPI=N`
     /// for measuring (70: Tesseract estimates it; 0: none stated, so the crop's own, from the
@@ -217,7 +243,9 @@ public final class TesseractEngine: @unchecked Sendable {
         // Tesseract writes each line as a PNG in memory and reads it back for its recogniser:
         // stored uncompressed meanwhile, a tenth of the OCR time saved (CFastPNG).
         shelfscan_fast_png(Self.fastPNG ? 1 : 0)
+        shelfscan_line_invert_begin(UnsafeMutableRawPointer(api), Self.invertByLine ? 1 : 0)
         let status = TessBaseAPIRecognize(api, monitor)
+        shelfscan_line_invert_end()
         shelfscan_fast_png(0)
         lastCutByCPU = cpuState.map { $0[1] == 1 } ?? false
         // Past the deadline Recognize answers -1 but keeps the words it read: use them.

@@ -1,0 +1,152 @@
+// See include/lineinvert.h.
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "lineinvert.h"
+
+// Leptonica's and Tesseract's C API, declared here so this target needs neither's headers.
+struct Pix;
+typedef unsigned char l_uint8;
+extern int pixGetWidth(const struct Pix *pix);
+extern int pixGetHeight(const struct Pix *pix);
+extern int pixGetDepth(const struct Pix *pix);
+extern int pixGetWpl(const struct Pix *pix);
+extern uint32_t *pixGetData(struct Pix *pix);
+extern int TessBaseAPISetVariable(void *api, const char *name, const char *value);
+
+typedef int (*write_mem_fn)(l_uint8 **data, size_t *size, struct Pix *pix, int format);
+typedef struct Pix *(*invert_fn)(struct Pix *pixd, struct Pix *pixs);
+
+static pthread_once_t looked_up = PTHREAD_ONCE_INIT;
+static write_mem_fn real_write_mem = NULL;
+static invert_fn real_invert = NULL;
+static int interposed = 0;
+
+// The reading under way on this thread.
+static __thread void *api = NULL;
+static __thread int gating = 0;
+// The value of tessedit_do_invert last set on `api`: 1 (Tesseract's default) or 0.
+static __thread int invert_on = 1;
+static __thread long lines_seen = 0, lines_gated = 0, inversions = 0;
+
+// At most this share of a line's pixels in the darker class for it to count as dark letters on
+// a light ground (letters fill a quarter to a third of their line's box; a light line's dark
+// band, or a dark ground, fills more).
+static const double ink_share = 0.4;
+// The two classes' mean grays at least this far apart (below it the split is noise).
+static const double contrast = 48.0;
+// Light letters on the ground: over `stray` of the line's pixels more than `step` grays lighter
+// than the ground's commonest gray.
+static const int step = 32;
+static const double stray = 0.02;
+
+static void look_up(void) {
+    real_write_mem = (write_mem_fn)dlsym(RTLD_NEXT, "pixWriteMem");
+    real_invert = (invert_fn)dlsym(RTLD_NEXT, "pixInvert");
+}
+
+void shelfscan_line_invert_begin(void *handle, int gate) {
+    api = handle;
+    gating = gate;
+}
+
+void shelfscan_line_invert_end(void) {
+    if (api != NULL && !invert_on) TessBaseAPISetVariable(api, "tessedit_do_invert", "1");
+    invert_on = 1;
+    api = NULL;
+    gating = 0;
+}
+
+void shelfscan_line_invert_counts(long *lines, long *gated, long *inverted) {
+    *lines = lines_seen;
+    *gated = lines_gated;
+    *inverted = inversions;
+}
+
+int shelfscan_line_invert_active(void) { return __atomic_load_n(&interposed, __ATOMIC_RELAXED); }
+
+// Otsu's split of the grays lo...hi of `hist`: the threshold with the largest variance between
+// the two classes (the darker class is lo...split), the classes' pixel counts and mean grays.
+// 0 when the range holds fewer than two grays.
+static int otsu(const long *hist, int lo, int hi, int *split, double *n0, double *n1, double *m0, double *m1) {
+    double n = 0, total = 0;
+    for (int v = lo; v <= hi; v++) { n += hist[v]; total += (double)v * hist[v]; }
+    double c0 = 0, s0 = 0, best = -1;
+    *split = -1;
+    for (int t = lo; t < hi; t++) {
+        c0 += hist[t];
+        s0 += (double)t * hist[t];
+        double c1 = n - c0;
+        if (c0 == 0 || c1 == 0) continue;
+        double a = s0 / c0, b = (total - s0) / c1;
+        double between = c0 * c1 * (b - a) * (b - a);
+        if (between > best) { best = between; *split = t; *n0 = c0; *n1 = c1; *m0 = a; *m1 = b; }
+    }
+    return *split >= 0;
+}
+
+// The pixels lighter by more than `step` than the commonest gray of lo...255 (a window of 7
+// grays), the ground.
+static double lighter_than_ground(const long *hist, int lo) {
+    const int hi = 255;
+    int mode = lo;
+    long most = -1;
+    for (int v = lo; v <= hi; v++) {
+        long around = 0;
+        for (int u = v - 3; u <= v + 3; u++) if (u >= lo && u <= hi) around += hist[u];
+        if (around > most) { most = around; mode = v; }
+    }
+    double count = 0;
+    for (int v = mode + step + 1; v <= hi; v++) count += hist[v];
+    return count;
+}
+
+int shelfscan_line_dark_on_light(void *p) {
+    struct Pix *pix = p;
+    if (pix == NULL || pixGetDepth(pix) != 8) return 0;
+    int w = pixGetWidth(pix), h = pixGetHeight(pix), wpl = pixGetWpl(pix);
+    if (w < 4 || h < 4) return 0;
+    long hist[256] = {0};
+    const uint32_t *data = pixGetData(pix);
+    for (int y = 0; y < h; y++) {
+        // Leptonica keeps 8-bit pixels in 32-bit words, most significant byte first.
+        const l_uint8 *row = (const l_uint8 *)(data + (size_t)y * wpl);
+        for (int x = 0; x < w; x++) hist[row[x ^ 3]]++;
+    }
+    int split;
+    double n0, n1, m0, m1;
+    if (!otsu(hist, 0, 255, &split, &n0, &n1, &m0, &m1) || m1 - m0 < contrast) return 0;
+    double n = n0 + n1;
+    if (n0 > ink_share * n) return 0;
+    // The ground must hold no light letters: next to no pixel lighter than its commonest gray by
+    // `step` (white letters on a pale orange Penguin spine, beside its author's name in black,
+    // are light letters on a light ground).
+    return lighter_than_ground(hist, split + 1) <= stray * n;
+}
+
+// Sets tessedit_do_invert on the reading's engine, when it changes.
+static void set_invert(int on) {
+    if (on == invert_on) return;
+    TessBaseAPISetVariable(api, "tessedit_do_invert", on ? "1" : "0");
+    invert_on = on;
+}
+
+int pixWriteMem(l_uint8 **data, size_t *size, struct Pix *pix, int format) {
+    pthread_once(&looked_up, look_up);
+    __atomic_store_n(&interposed, 1, __ATOMIC_RELAXED);
+    if (real_write_mem == NULL) return 1;
+    if (api == NULL) return real_write_mem(data, size, pix, format);
+    lines_seen++;
+    int dark_on_light = gating && shelfscan_line_dark_on_light(pix);
+    if (dark_on_light) lines_gated++;
+    set_invert(!dark_on_light);
+    return real_write_mem(data, size, pix, format);
+}
+
+struct Pix *pixInvert(struct Pix *pixd, struct Pix *pixs) {
+    pthread_once(&looked_up, look_up);
+    if (api != NULL) inversions++;
+    return real_invert != NULL ? real_invert(pixd, pixs) : NULL;
+}
