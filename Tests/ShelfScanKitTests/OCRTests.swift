@@ -264,19 +264,29 @@ struct OCRTests {
         // (a black author's name beside a white title on a pale orange spine): not.
         #expect(TesseractEngine.darkOnLight(try picture { $0 % 10 < 2 ? 40 : 180 }))
         #expect(!TesseractEngine.darkOnLight(try picture { $0 % 10 < 2 ? 40 : $0 % 10 == 5 ? 240 : 180 }))
-        // Real readings: every line of the dark-on-light label is read without the inverted
-        // reading; the same label inverted is read with it, and still read.
-        guard TesseractEngine.invertByLine else { return }
+        // Real readings of a rendered shelf, its spines turned level: Tesseract reads most lines
+        // a second time inverted on its own; with the gate, the lines it passes are read once.
+        let shelf = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-english-ttb.jpg")).image
+            .grayscale().rotated(quarterTurns: 3)
         let engine = try TesseractEngine(tessdata: Fixtures.models)
+        engine.invertsByLine = false
+        let start = TesseractEngine.lineInversionCounts
+        _ = try engine.recognize(shelf, layout: .block)
         let before = TesseractEngine.lineInversionCounts
-        let text = OCRSample.text(try engine.recognize(label, layout: .block))
+        #expect(before.inverted > start.inverted)
+        #expect(before.gated == start.gated)
+        engine.invertsByLine = true
+        let text = OCRSample.text(try engine.recognize(shelf, layout: .block))
         let after = TesseractEngine.lineInversionCounts
-        #expect(text.localizedCaseInsensitiveContains("CLASSICS"), "read: \(text)")
+        #expect(text.contains("Pride and Prejudice"), "read: \(text)")
         // Tesseract's line pictures came through CLineInvert (the test binary exports it too).
         #expect(TesseractEngine.decidesInversionByLine)
-        #expect(after.lines > before.lines)
-        #expect(after.gated - before.gated == after.lines - before.lines)
-        #expect(after.inverted == before.inverted)
+        let lines = after.lines - before.lines, gated = after.gated - before.gated, inverted = after.inverted - before.inverted
+        #expect(lines == before.lines - start.lines)
+        #expect(gated > 0)
+        #expect(inverted <= lines - gated)
+        #expect(inverted < before.inverted - start.inverted)
+        // Light letters on a dark ground: no line passes, and the inverted reading reads them.
         let inverse = OCRSample.text(try engine.recognize(try label.inverted(), layout: .block))
         let last = TesseractEngine.lineInversionCounts
         #expect(inverse.localizedCaseInsensitiveContains("CLASSICS"), "read: \(inverse)")

@@ -88,6 +88,9 @@ public final class TesseractEngine: @unchecked Sendable {
     public var cpuDeadline = TesseractEngine.cpuDeadlineDefault
     /// With `cpuDeadline`: the least the wall-clock backup allows, in ms.
     var wallBackupFloorMS = 1000
+    /// Whether this engine skips Tesseract's inverted reading on lines of clearly dark letters
+    /// on a light ground (see `invertByLine`, the default).
+    public var invertsByLine = TesseractEngine.invertByLine
     /// Whether the last `recognize` was cut short by its CPU-time deadline (not the clock's).
     public private(set) var lastCutByCPU = false
 
@@ -243,7 +246,7 @@ public final class TesseractEngine: @unchecked Sendable {
         // Tesseract writes each line as a PNG in memory and reads it back for its recogniser:
         // stored uncompressed meanwhile, a tenth of the OCR time saved (CFastPNG).
         shelfscan_fast_png(Self.fastPNG ? 1 : 0)
-        shelfscan_line_invert_begin(UnsafeMutableRawPointer(api), Self.invertByLine ? 1 : 0)
+        shelfscan_line_invert_begin(UnsafeMutableRawPointer(api), invertsByLine ? 1 : 0)
         let status = TessBaseAPIRecognize(api, monitor)
         shelfscan_line_invert_end()
         shelfscan_fast_png(0)
