@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include "lineinvert.h"
 
 // Leptonica's and Tesseract's C API, declared here so this target needs neither's headers.
@@ -41,6 +42,9 @@ static const double contrast = 48.0;
 // than the ground's commonest gray.
 static const int step = 32;
 static const double stray = 0.02;
+// Strokes: at most this share of the dark pixels in a square a fifth of the line's height (5
+// pixels at least) wholly dark.
+static const double solid = 0.05;
 
 static void look_up(void) {
     real_write_mem = (write_mem_fn)dlsym(RTLD_NEXT, "pixWriteMem");
@@ -103,27 +107,61 @@ static double lighter_than_ground(const long *hist, int lo) {
     return count;
 }
 
+// The share of the darker class's pixels (grays up to `split` in `g`, w x h) that lie in a k x k
+// square wholly of that class: next to none for letters' strokes, many for a dark band.
+static double dark_solid_share(const l_uint8 *g, int w, int h, int split, int k) {
+    int *sum = calloc((size_t)(w + 1) * (h + 1), sizeof(int));
+    if (sum == NULL) return 1;
+    // sum[(y + 1) * (w + 1) + x + 1]: dark pixels above and left of (x, y), inclusive.
+    for (int y = 0; y < h; y++) {
+        int run = 0;
+        for (int x = 0; x < w; x++) {
+            run += g[y * w + x] <= split;
+            sum[(y + 1) * (w + 1) + x + 1] = sum[y * (w + 1) + x + 1] + run;
+        }
+    }
+    long dark = 0, solid = 0;
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            if (g[y * w + x] > split) continue;
+            dark++;
+            int x0 = x - k / 2, y0 = y - k / 2, x1 = x0 + k, y1 = y0 + k;
+            if (x0 < 0 || y0 < 0 || x1 > w || y1 > h) continue;
+            int n = sum[y1 * (w + 1) + x1] - sum[y0 * (w + 1) + x1] - sum[y1 * (w + 1) + x0] + sum[y0 * (w + 1) + x0];
+            solid += n == k * k;
+        }
+    }
+    free(sum);
+    return dark ? (double)solid / dark : 0;
+}
+
 int shelfscan_line_dark_on_light(void *p) {
     struct Pix *pix = p;
     if (pix == NULL || pixGetDepth(pix) != 8) return 0;
     int w = pixGetWidth(pix), h = pixGetHeight(pix), wpl = pixGetWpl(pix);
     if (w < 4 || h < 4) return 0;
+    l_uint8 *g = malloc((size_t)w * h);
+    if (g == NULL) return 0;
     long hist[256] = {0};
     const uint32_t *data = pixGetData(pix);
     for (int y = 0; y < h; y++) {
         // Leptonica keeps 8-bit pixels in 32-bit words, most significant byte first.
         const l_uint8 *row = (const l_uint8 *)(data + (size_t)y * wpl);
-        for (int x = 0; x < w; x++) hist[row[x ^ 3]]++;
+        for (int x = 0; x < w; x++) hist[g[y * w + x] = row[x ^ 3]]++;
     }
-    int split;
+    int split, yes = 0;
     double n0, n1, m0, m1;
-    if (!otsu(hist, 0, 255, &split, &n0, &n1, &m0, &m1) || m1 - m0 < contrast) return 0;
-    double n = n0 + n1;
-    if (n0 > ink_share * n) return 0;
-    // The ground must hold no light letters: next to no pixel lighter than its commonest gray by
-    // `step` (white letters on a pale orange Penguin spine, beside its author's name in black,
-    // are light letters on a light ground).
-    return lighter_than_ground(hist, split + 1) <= stray * n;
+    if (otsu(hist, 0, 255, &split, &n0, &n1, &m0, &m1) && m1 - m0 >= contrast && n0 <= ink_share * (n0 + n1)) {
+        // The ground must hold no light letters: next to no pixel lighter than its commonest gray
+        // by `step` (white letters on a pale orange Penguin spine, beside its author's name in
+        // black, are light letters on a light ground); and the dark must be strokes, not a band
+        // (white letters on a narrow navy spine between white ones: the letters and the
+        // neighbours are one tone).
+        yes = lighter_than_ground(hist, split + 1) <= stray * (n0 + n1)
+            && dark_solid_share(g, w, h, split, h / 5 > 5 ? h / 5 : 5) <= solid;
+    }
+    free(g);
+    return yes;
 }
 
 // Sets tessedit_do_invert on the reading's engine, when it changes.

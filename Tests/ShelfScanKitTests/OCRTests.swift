@@ -264,6 +264,12 @@ struct OCRTests {
         // (a black author's name beside a white title on a pale orange spine): not.
         #expect(TesseractEngine.darkOnLight(try picture { $0 % 10 < 2 ? 40 : 180 }))
         #expect(!TesseractEngine.darkOnLight(try picture { $0 % 10 < 2 ? 40 : $0 % 10 == 5 ? 240 : 180 }))
+        // White letters on a narrow dark band between white neighbours (the letters and the
+        // neighbours one tone, the dark a third of the pixels): the dark is a band, not strokes.
+        #expect(!TesseractEngine.darkOnLight(try picture { i in
+            let x = i % 60, y = i / 60
+            return (20..<40).contains(x) && !((7..<13).contains(y) && x % 4 == 0) ? 40 : 220
+        }))
         // Real readings of a rendered shelf, its spines turned level: Tesseract reads most lines
         // a second time inverted on its own; with the gate, the lines it passes are read once.
         let shelf = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-english-ttb.jpg")).image

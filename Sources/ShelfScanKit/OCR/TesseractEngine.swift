@@ -148,10 +148,11 @@ public final class TesseractEngine: @unchecked Sendable {
     public static var storesLinesUncompressed: Bool { shelfscan_fast_png_active() != 0 }
 
     /// Whether Tesseract's inverted second reading of an unsure line is skipped for lines of
-    /// clearly dark letters on a light ground (`CLineInvert`), where it cannot help.
-    /// `SHELFSCAN_INVERT_LINES=all` keeps it for every line, Tesseract's own way (for measuring),
-    /// as does `tessedit_do_invert` in `SHELFSCAN_TESSERACT_VARIABLES`.
-    static let invertByLine = ProcessInfo.processInfo.environment["SHELFSCAN_INVERT_LINES"] != "all"
+    /// clearly dark letters on a light ground (`CLineInvert`): off by default, on with
+    /// `SHELFSCAN_INVERT_LINES=gate` (13% fewer inverted readings on the real shelves, the same
+    /// books, but three books fewer on their copies scaled to 85%: see README, Accuracy,
+    /// forty-third session). Never with `tessedit_do_invert` in `SHELFSCAN_TESSERACT_VARIABLES`.
+    static let invertByLine = ProcessInfo.processInfo.environment["SHELFSCAN_INVERT_LINES"] == "gate"
         && !(ProcessInfo.processInfo.environment["SHELFSCAN_TESSERACT_VARIABLES"] ?? "").contains("tessedit_do_invert")
 
     /// Whether Tesseract's line pictures go through `CLineInvert` in this process (the
