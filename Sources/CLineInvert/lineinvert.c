@@ -71,15 +71,15 @@ void shelfscan_line_invert_counts(long *lines, long *gated, long *inverted) {
 
 int shelfscan_line_invert_active(void) { return __atomic_load_n(&interposed, __ATOMIC_RELAXED); }
 
-// Otsu's split of the grays lo...hi of `hist`: the threshold with the largest variance between
-// the two classes (the darker class is lo...split), the classes' pixel counts and mean grays.
-// 0 when the range holds fewer than two grays.
-static int otsu(const long *hist, int lo, int hi, int *split, double *n0, double *n1, double *m0, double *m1) {
+// Otsu's split of `hist`: the threshold with the largest variance between the two classes (the
+// darker class is 0...split), the classes' pixel counts and mean grays. 0 when the histogram
+// holds fewer than two grays.
+static int otsu(const long *hist, int *split, double *n0, double *n1, double *m0, double *m1) {
     double n = 0, total = 0;
-    for (int v = lo; v <= hi; v++) { n += hist[v]; total += (double)v * hist[v]; }
+    for (int v = 0; v < 256; v++) { n += hist[v]; total += (double)v * hist[v]; }
     double c0 = 0, s0 = 0, best = -1;
     *split = -1;
-    for (int t = lo; t < hi; t++) {
+    for (int t = 0; t < 255; t++) {
         c0 += hist[t];
         s0 += (double)t * hist[t];
         double c1 = n - c0;
@@ -91,19 +91,18 @@ static int otsu(const long *hist, int lo, int hi, int *split, double *n0, double
     return *split >= 0;
 }
 
-// The pixels lighter by more than `step` than the commonest gray of lo...255 (a window of 7
+// The pixels lighter by more than `step` than the commonest gray from `lo` up (a window of 7
 // grays), the ground.
 static double lighter_than_ground(const long *hist, int lo) {
-    const int hi = 255;
     int mode = lo;
     long most = -1;
-    for (int v = lo; v <= hi; v++) {
+    for (int v = lo; v < 256; v++) {
         long around = 0;
-        for (int u = v - 3; u <= v + 3; u++) if (u >= lo && u <= hi) around += hist[u];
+        for (int u = v - 3; u <= v + 3; u++) if (u >= lo && u < 256) around += hist[u];
         if (around > most) { most = around; mode = v; }
     }
     double count = 0;
-    for (int v = mode + step + 1; v <= hi; v++) count += hist[v];
+    for (int v = mode + step + 1; v < 256; v++) count += hist[v];
     return count;
 }
 
@@ -120,7 +119,7 @@ static double dark_solid_share(const l_uint8 *g, int w, int h, int split, int k)
             sum[(y + 1) * (w + 1) + x + 1] = sum[y * (w + 1) + x + 1] + run;
         }
     }
-    long dark = 0, solid = 0;
+    long dark = 0, inside = 0;
     for (int y = 0; y < h; y++) {
         for (int x = 0; x < w; x++) {
             if (g[y * w + x] > split) continue;
@@ -128,11 +127,11 @@ static double dark_solid_share(const l_uint8 *g, int w, int h, int split, int k)
             int x0 = x - k / 2, y0 = y - k / 2, x1 = x0 + k, y1 = y0 + k;
             if (x0 < 0 || y0 < 0 || x1 > w || y1 > h) continue;
             int n = sum[y1 * (w + 1) + x1] - sum[y0 * (w + 1) + x1] - sum[y1 * (w + 1) + x0] + sum[y0 * (w + 1) + x0];
-            solid += n == k * k;
+            inside += n == k * k;
         }
     }
     free(sum);
-    return dark ? (double)solid / dark : 0;
+    return dark ? (double)inside / dark : 0;
 }
 
 int shelfscan_line_dark_on_light(void *p) {
@@ -151,7 +150,7 @@ int shelfscan_line_dark_on_light(void *p) {
     }
     int split, yes = 0;
     double n0, n1, m0, m1;
-    if (otsu(hist, 0, 255, &split, &n0, &n1, &m0, &m1) && m1 - m0 >= contrast && n0 <= ink_share * (n0 + n1)) {
+    if (otsu(hist, &split, &n0, &n1, &m0, &m1) && m1 - m0 >= contrast && n0 <= ink_share * (n0 + n1)) {
         // The ground must hold no light letters: next to no pixel lighter than its commonest gray
         // by `step` (white letters on a pale orange Penguin spine, beside its author's name in
         // black, are light letters on a light ground); and the dark must be strokes, not a band
