@@ -5,10 +5,17 @@ import PackageDescription
 // symbol table for the library's calls to reach them (gold does not export them on its own: the
 // libraries' references are versioned): CFastPNG's png_set_compression_level (Leptonica's PNG
 // writes), CLineInvert's pixWriteMem and pixInvert (Tesseract's line pictures and inverted
-// readings), COpenMP's GOMP_* (Tesseract's OpenMP regions, run on the calling thread).
+// readings), COpenMP's GOMP_* (Tesseract's OpenMP regions, run on the calling thread),
+// CLSTMSteps's tesseract::StrideMap::Index methods and NetworkIO::WriteTimeStepPart (the LSTM's
+// smallest steps).
 let interposed = LinkerSetting.unsafeFlags(
     ["png_set_compression_level", "pixWriteMem", "pixInvert", "GOMP_parallel", "GOMP_parallel_sections", "GOMP_sections_next",
-     "GOMP_sections_end_nowait"].flatMap { ["-Xlinker", "--export-dynamic-symbol=\($0)"] })
+     "GOMP_sections_end_nowait",
+     "_ZNK9tesseract9StrideMap5Index13MaxIndexOfDimENS_14FlexDimensionsE", "_ZNK9tesseract9StrideMap5Index7IsValidEv",
+     "_ZNK9tesseract9StrideMap5Index6IsLastENS_14FlexDimensionsE", "_ZN9tesseract9StrideMap5Index9IncrementEv",
+     "_ZN9tesseract9StrideMap5Index15SetTFromIndicesEv", "_ZN9tesseract9StrideMap5Index9AddOffsetEiNS_14FlexDimensionsE",
+     "_ZN9tesseract9NetworkIO17WriteTimeStepPartEiiiPKf",
+    ].flatMap { ["-Xlinker", "--export-dynamic-symbol=\($0)"] })
 
 let package = Package(
     name: "shelfscan",
@@ -44,10 +51,14 @@ let package = Package(
             linkerSettings: [.linkedLibrary("dl")]),
         // Tesseract's OpenMP regions run on the reading thread (openmp.c, include/openmp.h).
         .target(name: "COpenMP"),
+        // Tesseract's LSTM's smallest steps, without calls between them (include/lstmsteps.h).
+        .target(
+            name: "CLSTMSteps",
+            linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "ShelfScanKit",
             dependencies: [
-                "CLeptonica", "CTesseract", "CZBar", "CCurl", "CFastPNG", "CLineInvert", "COpenMP",
+                "CLeptonica", "CTesseract", "CZBar", "CCurl", "CFastPNG", "CLineInvert", "COpenMP", "CLSTMSteps",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .executableTarget(

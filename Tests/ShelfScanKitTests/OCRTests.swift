@@ -301,6 +301,33 @@ struct OCRTests {
         #expect(last.inverted > after.inverted)
     }
 
+    @Test("Tesseract's LSTM steps: the executable's agree with the library's, case by case and reading by reading")
+    func lstmSteps() throws {
+        // Random maps and positions, random writes, through both sets of methods.
+        #expect(TesseractEngine.lstmStepDisagreements(trials: 20_000, seed: 7) == 0)
+        // A rendered shelf, its spines turned level, read with the executable's methods and with
+        // the library's: the same lines, letters, confidences and boxes.
+        let shelf = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-english-ttb.jpg")).image
+            .grayscale().rotated(quarterTurns: 3)
+        let engine = try TesseractEngine(tessdata: Fixtures.models)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        func reading() throws -> (text: String, json: String) {
+            let page = try engine.recognize(shelf, layout: .block)
+            return (OCRSample.text(page), String(decoding: try encoder.encode(page), as: UTF8.self))
+        }
+        let own = TesseractEngine.useOwnLSTMSteps(true)
+        let ours = try reading()
+        // The executable's do the work where the library is the one whose layout was checked
+        // (the test binary exports them too); with any other, the library's own run.
+        #expect(own == (TesseractEngine.libraryVersion == "5.3.0" ? .own : .library))
+        #expect(TesseractEngine.useOwnLSTMSteps(false) == .library)
+        let theirs = try reading()
+        TesseractEngine.useOwnLSTMSteps(true)
+        #expect(ours.text.contains("Pride and Prejudice"), "read: \(ours.text)")
+        #expect(ours.json == theirs.json)
+    }
+
     @Test("lines go to the recogniser as uncompressed PNG; PNG files written outside stay compressed")
     func uncompressedLines() throws {
         let engine = try TesseractEngine(tessdata: Fixtures.models)

@@ -2,6 +2,7 @@ import CFastPNG
 import CLeptonica
 import CLineInvert
 import COpenMP
+import CLSTMSteps
 import CTesseract
 import Foundation
 
@@ -165,6 +166,40 @@ public final class TesseractEngine: @unchecked Sendable {
         var lines = 0, gated = 0, inverted = 0
         shelfscan_line_invert_counts(&lines, &gated, &inverted)
         return (lines, gated, inverted)
+    }
+
+    /// Who runs the smallest steps of Tesseract's LSTM, its walk through its arrays
+    /// (`StrideMap::Index`) and its int8 stores (`NetworkIO::WriteTimeStepPart`): the
+    /// executable's definitions (`CLSTMSteps`: `.own`, the same results for about 10% less CPU
+    /// on shelf photos), or the library's (`.library`: another libtesseract than the 5.3.0 whose
+    /// layout was checked, a probe that disagreed, or `SHELFSCAN_LSTM_STEPS=off`); `.unreached`
+    /// before the first recognition, or where the executable does not export them.
+    public enum LSTMSteps: Sendable { case unreached, own, library }
+
+    /// The libtesseract this process runs, as it names itself (`TessVersion`).
+    public static var libraryVersion: String { String(cString: TessVersion()) }
+
+    public static var lstmSteps: LSTMSteps {
+        switch shelfscan_lstm_steps_state() {
+        case 1: .own
+        case 2: .library
+        default: .unreached
+        }
+    }
+
+    /// Makes the executable's LSTM steps do the work (`own`, where its checks passed) or hand
+    /// every call to the library's (for tests: both give the same readings).
+    @discardableResult
+    public static func useOwnLSTMSteps(_ own: Bool) -> LSTMSteps {
+        _ = shelfscan_lstm_steps_use(own ? 1 : 0)
+        return lstmSteps
+    }
+
+    /// How many of `trials` random cases the executable's and the library's LSTM steps disagree
+    /// on (nil when the library's are not found).
+    public static func lstmStepDisagreements(trials: Int, seed: UInt32) -> Int? {
+        let n = shelfscan_lstm_steps_compare(Int32(trials), seed)
+        return n < 0 ? nil : n
     }
 
     /// Whether `image` (8-bit gray) is clearly dark letters on a light ground: the test each

@@ -1,0 +1,36 @@
+#ifndef SHELFSCAN_LSTMSTEPS_H
+#define SHELFSCAN_LSTMSTEPS_H
+
+/// The smallest steps of Tesseract's LSTM, defined again in the executable where the library's
+/// cost more than the work they do (`perf` on a real 12 MP shelf photo):
+///
+/// - `tesseract::StrideMap::Index` (`MaxIndexOfDim`, `IsValid`, `IsLast`, `Increment`,
+///   `SetTFromIndices`, `AddOffset`): the walk through the LSTM's arrays. The library's call one
+///   another through its procedure linkage table (`AddOffset` calls `SetTFromIndices`, then
+///   `IsValid`, which calls `MaxIndexOfDim` three times); the convolution over a line's pixels
+///   does that a dozen times per pixel: 13% of the CPU. Here each is whole, calling nothing.
+/// - `tesseract::NetworkIO::WriteTimeStepPart`: each time step's outputs stored as int8, one
+///   value at a time there (6%), eight at a time here (SSE2), rounded and clipped alike.
+///
+/// libtesseract's own calls reach these (the executable exports them, see Package.swift's
+/// `interposed`). Same arithmetic, same results. They do the work only with a libtesseract whose
+/// layout of `StrideMap`, `StrideMap::Index` and `NetworkIO` was checked (`TessVersion()` 5.3.0,
+/// Debian 12's, read off its machine code) and whose own methods agree with them on a probe
+/// (`lstmsteps.c`); otherwise, or with `SHELFSCAN_LSTM_STEPS=off`, each call goes on to the
+/// library's own.
+
+/// 0 while no call has reached the executable's definitions (nothing recognised yet, or the
+/// executable does not export them), 1 when they do the work, 2 when they hand each call to
+/// the library's own.
+int shelfscan_lstm_steps_state(void);
+
+/// Makes the definitions do the work (`on` 1, where the checks passed) or hand each call to the
+/// library's own (`on` 0), from now on, for every thread; returns the state then. For tests.
+int shelfscan_lstm_steps_use(int on);
+
+/// Runs `trials` random cases (positions in random stride maps, writes of random values) through
+/// both the executable's and the library's methods and returns how many results differed (-1
+/// when the library's cannot be found). For tests.
+long shelfscan_lstm_steps_compare(int trials, unsigned seed);
+
+#endif

@@ -1,0 +1,336 @@
+// See include/lstmsteps.h.
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+#include "lstmsteps.h"
+
+extern const char *TessVersion(void);
+
+// tesseract::StrideMap and tesseract::StrideMap::Index as libtesseract 5.3.0 lays them out
+// (stridemap.h there; the offsets checked against Debian's machine code: the map's shape at 0,
+// its t increments at 12, heights_ at 24 and widths_ at 48; the index's map at 0, t at 8, its
+// batch, y and x at 12, 16, 20). The dimensions are FD_BATCH 0, FD_HEIGHT 1, FD_WIDTH 2.
+enum { dims = 3, batch_dim = 0, height_dim = 1 };
+struct int_vector { int *begin, *end, *capacity; };
+struct stride_map {
+    int shape[dims];
+    int t_increments[dims];
+    struct int_vector heights, widths;
+};
+struct stride_index {
+    const struct stride_map *map;
+    int t;
+    int indices[dims];
+};
+
+// The largest index `dim` may take at the index's batch: the map's size, or this batch's own
+// height or width when it has one and it is smaller.
+static inline int max_index(const struct stride_index *ix, int dim) {
+    int limit = ix->map->shape[dim] - 1;
+    if (dim == batch_dim) return limit;
+    const struct int_vector *sizes = dim == height_dim ? &ix->map->heights : &ix->map->widths;
+    size_t batch = (size_t)(long)ix->indices[batch_dim];
+    if (batch >= (size_t)(sizes->end - sizes->begin)) return limit;
+    int size = sizes->begin[batch];
+    return size > limit ? limit : size - 1;
+}
+
+static inline bool is_valid(const struct stride_index *ix) {
+    for (int d = 0; d < dims; d++)
+        if (ix->indices[d] < 0) return false;
+    for (int d = 0; d < dims; d++)
+        if (ix->indices[d] > max_index(ix, d)) return false;
+    return true;
+}
+
+static inline void set_t(struct stride_index *ix) {
+    const int *inc = ix->map->t_increments;
+    ix->t = inc[0] * ix->indices[0] + inc[1] * ix->indices[1] + inc[2] * ix->indices[2];
+}
+
+static inline bool add_offset(struct stride_index *ix, int offset, int dim) {
+    ix->indices[dim] += offset;
+    set_t(ix);
+    return is_valid(ix);
+}
+
+// The next position, the last dimension fastest; false (and back to the start) after the last.
+static inline bool increment(struct stride_index *ix) {
+    for (int d = dims - 1; d >= 0; d--) {
+        if (max_index(ix, d) != ix->indices[d]) {
+            ix->t += ix->map->t_increments[d];
+            ix->indices[d]++;
+            return true;
+        }
+        ix->t -= ix->map->t_increments[d] * ix->indices[d];
+        ix->indices[d] = 0;
+    }
+    return false;
+}
+
+// tesseract::NetworkIO as libtesseract 5.3.0 lays it out (networkio.h there; checked against
+// Debian's machine code): its float array f_ and int8 array i_ (GENERIC_2D_ARRAY: a vtable, the
+// elements, the unused cell, the two dimensions, the allocated size), then which of them is used.
+struct net_io {
+    void *f_vtable;
+    float *f;
+    float f_empty;
+    int f_dim1, f_dim2, f_allocated;
+    void *i_vtable;
+    int8_t *i;
+    int8_t i_empty;
+    int i_dim1, i_dim2, i_allocated;
+    bool int_mode;
+};
+_Static_assert(offsetof(struct net_io, f) == 0x8 && offsetof(struct net_io, f_dim2) == 0x18
+               && offsetof(struct net_io, i) == 0x28 && offsetof(struct net_io, i_dim2) == 0x38
+               && offsetof(struct net_io, int_mode) == 0x40, "NetworkIO as libtesseract 5.3.0 lays it out");
+
+// One value in [-1, 1] as an int8 as Tesseract stores it: times 127, rounded half away from
+// zero (by truncating |x| + 0.5 in single precision), clipped to +-127; what x86's truncation
+// makes of NaN and of values past an int's range (INT_MIN, so -127) included.
+static inline int8_t quantised(float value) {
+    float x = value * 127.0f;
+#if defined(__x86_64__)
+    int r = x >= 0.0f ? _mm_cvtt_ss2si(_mm_set_ss(x + 0.5f)) : (int)(0u - (unsigned)_mm_cvtt_ss2si(_mm_set_ss(0.5f - x)));
+#else
+    int r = x >= 0.0f ? (int)(x + 0.5f) : -(int)(0.5f - x);
+#endif
+    return (int8_t)(r > 127 ? 127 : r < -127 ? -127 : r);
+}
+
+#if defined(__x86_64__)
+// Four at once, the same arithmetic: |x| + 0.5 truncated, negated where x is not >= 0.
+static inline __m128i quantised4(__m128 values) {
+    __m128 x = _mm_mul_ps(values, _mm_set1_ps(127.0f));
+    __m128i r = _mm_cvttps_epi32(_mm_add_ps(_mm_andnot_ps(_mm_set1_ps(-0.0f), x), _mm_set1_ps(0.5f)));
+    __m128i positive = _mm_castps_si128(_mm_cmpge_ps(x, _mm_setzero_ps()));
+    __m128i negated = _mm_sub_epi32(_mm_setzero_si128(), r);
+    return _mm_or_si128(_mm_and_si128(positive, r), _mm_andnot_si128(positive, negated));
+}
+#endif
+
+// NetworkIO::WriteTimeStepPart: `n` values into time step `t` from `offset` on, quantised in int
+// mode (the LSTM's outputs, time step by time step; 6% of a shelf photo's CPU one at a time).
+static inline void write_part(struct net_io *io, int t, int offset, int n, const float *input) {
+    if (io->int_mode) {
+        int8_t *line = io->i + (long)(t * io->i_dim2) + offset;
+        int k = 0;
+#if defined(__x86_64__)
+        for (; k + 8 <= n; k += 8) {
+            __m128i both = _mm_packs_epi32(quantised4(_mm_loadu_ps(input + k)), quantised4(_mm_loadu_ps(input + k + 4)));
+            both = _mm_min_epi16(_mm_max_epi16(both, _mm_set1_epi16(-127)), _mm_set1_epi16(127));
+            _mm_storel_epi64((__m128i *)(line + k), _mm_packs_epi16(both, both));
+        }
+#endif
+        for (; k < n; k++) line[k] = quantised(input[k]);
+    } else {
+        float *line = io->f + (long)(t * io->f_dim2) + offset;
+        for (int k = 0; k < n; k++) line[k] = input[k];
+    }
+}
+
+// The library's own methods, and which run: 0 not decided yet, 1 these, 2 the library's.
+typedef int (*max_index_fn)(const struct stride_index *, int);
+typedef bool (*is_valid_fn)(const struct stride_index *);
+typedef bool (*is_last_fn)(const struct stride_index *, int);
+typedef bool (*increment_fn)(struct stride_index *);
+typedef void (*set_t_fn)(struct stride_index *);
+typedef bool (*add_offset_fn)(struct stride_index *, int, int);
+typedef void (*write_part_fn)(struct net_io *, int, int, int, const float *);
+static max_index_fn real_max_index;
+static is_valid_fn real_is_valid;
+static is_last_fn real_is_last;
+static increment_fn real_increment;
+static set_t_fn real_set_t;
+static add_offset_fn real_add_offset;
+static write_part_fn real_write_part;
+static int state = 0;
+static int checks_passed = 0;
+static pthread_once_t decided = PTHREAD_ONCE_INIT;
+
+#define MAX_INDEX "_ZNK9tesseract9StrideMap5Index13MaxIndexOfDimENS_14FlexDimensionsE"
+#define IS_VALID "_ZNK9tesseract9StrideMap5Index7IsValidEv"
+#define IS_LAST "_ZNK9tesseract9StrideMap5Index6IsLastENS_14FlexDimensionsE"
+#define INCREMENT "_ZN9tesseract9StrideMap5Index9IncrementEv"
+#define SET_T "_ZN9tesseract9StrideMap5Index15SetTFromIndicesEv"
+#define ADD_OFFSET "_ZN9tesseract9StrideMap5Index9AddOffsetEiNS_14FlexDimensionsE"
+#define WRITE_PART "_ZN9tesseract9NetworkIO17WriteTimeStepPartEiiiPKf"
+
+static long compare(int trials, unsigned seed);
+
+static void decide(void) {
+    // The library's methods call one another through these while the probe runs.
+    __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+    real_max_index = (max_index_fn)dlsym(RTLD_NEXT, MAX_INDEX);
+    real_is_valid = (is_valid_fn)dlsym(RTLD_NEXT, IS_VALID);
+    real_is_last = (is_last_fn)dlsym(RTLD_NEXT, IS_LAST);
+    real_increment = (increment_fn)dlsym(RTLD_NEXT, INCREMENT);
+    real_set_t = (set_t_fn)dlsym(RTLD_NEXT, SET_T);
+    real_add_offset = (add_offset_fn)dlsym(RTLD_NEXT, ADD_OFFSET);
+    real_write_part = (write_part_fn)dlsym(RTLD_NEXT, WRITE_PART);
+    const char *setting = getenv("SHELFSCAN_LSTM_STEPS");
+    const char *version = TessVersion();
+    checks_passed = version && strcmp(version, "5.3.0") == 0 && compare(2000, 1) == 0;
+    bool on = checks_passed && !(setting && strcmp(setting, "off") == 0);
+    __atomic_store_n(&state, on ? 1 : 2, __ATOMIC_RELEASE);
+}
+
+static inline bool ours(void) {
+    int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
+    if (__builtin_expect(s == 1, 1)) return true;
+    if (s == 0) {
+        pthread_once(&decided, decide);
+        s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+    }
+    return s == 1;
+}
+
+// The definitions libtesseract's calls reach: `this` comes first, the enum as an int.
+int shelfscan_max_index_of_dim(const struct stride_index *ix, int dim) __asm__(MAX_INDEX);
+bool shelfscan_is_valid(const struct stride_index *ix) __asm__(IS_VALID);
+bool shelfscan_is_last(const struct stride_index *ix, int dim) __asm__(IS_LAST);
+bool shelfscan_increment(struct stride_index *ix) __asm__(INCREMENT);
+void shelfscan_set_t_from_indices(struct stride_index *ix) __asm__(SET_T);
+bool shelfscan_add_offset(struct stride_index *ix, int offset, int dim) __asm__(ADD_OFFSET);
+void shelfscan_write_time_step_part(struct net_io *io, int t, int offset, int n, const float *input) __asm__(WRITE_PART);
+
+int shelfscan_max_index_of_dim(const struct stride_index *ix, int dim) {
+    return ours() ? max_index(ix, dim) : real_max_index(ix, dim);
+}
+
+bool shelfscan_is_valid(const struct stride_index *ix) { return ours() ? is_valid(ix) : real_is_valid(ix); }
+
+bool shelfscan_is_last(const struct stride_index *ix, int dim) {
+    return ours() ? max_index(ix, dim) == ix->indices[dim] : real_is_last(ix, dim);
+}
+
+bool shelfscan_increment(struct stride_index *ix) { return ours() ? increment(ix) : real_increment(ix); }
+
+void shelfscan_set_t_from_indices(struct stride_index *ix) {
+    if (ours()) set_t(ix); else real_set_t(ix);
+}
+
+bool shelfscan_add_offset(struct stride_index *ix, int offset, int dim) {
+    return ours() ? add_offset(ix, offset, dim) : real_add_offset(ix, offset, dim);
+}
+
+void shelfscan_write_time_step_part(struct net_io *io, int t, int offset, int n, const float *input) {
+    if (ours()) write_part(io, t, offset, n, input); else real_write_part(io, t, offset, n, input);
+}
+
+int shelfscan_lstm_steps_state(void) { return __atomic_load_n(&state, __ATOMIC_ACQUIRE); }
+
+int shelfscan_lstm_steps_use(int on) {
+    pthread_once(&decided, decide);
+    __atomic_store_n(&state, on && checks_passed ? 1 : 2, __ATOMIC_RELEASE);
+    return shelfscan_lstm_steps_state();
+}
+
+// One random write both ways, into arrays of 8 time steps of up to 100 features, in int or
+// float mode: every element of both arrays compared (nothing written out of place either).
+static long compare_write_part(unsigned *seed) {
+    static const float special[] = {0.0f, -0.0f, 0.5f / 127, -0.5f / 127, 1.5f / 127, -2.5f / 127, 1.0f, -1.0f,
+                                    1.2f, -1.2f, 3e7f, -3e7f, 1e30f, -1e30f, __builtin_inff(), -__builtin_inff(),
+                                    __builtin_nanf("")};
+    enum { steps = 8, most = 100 };
+    int features = 1 + (int)(rand_r(seed) % most);
+    int n = (int)(rand_r(seed) % (unsigned)(features + 1));
+    int offset = (int)(rand_r(seed) % (unsigned)(features - n + 1));
+    int t = (int)(rand_r(seed) % steps);
+    float input[most];
+    for (int k = 0; k < n; k++)
+        input[k] = rand_r(seed) % 5 == 0 ? special[rand_r(seed) % (sizeof special / sizeof *special)]
+                                         : ((float)rand_r(seed) / (float)RAND_MAX) * 2.6f - 1.3f;
+    static int8_t ints[2][steps * most];
+    static float floats[2][steps * most];
+    struct net_io io[2];
+    memset(io, 0, sizeof io);
+    memset(ints, 0x55, sizeof ints);
+    memset(floats, 0x55, sizeof floats);
+    bool int_mode = rand_r(seed) % 4 != 0;
+    for (int w = 0; w < 2; w++) {
+        io[w].f = floats[w];
+        io[w].i = ints[w];
+        io[w].f_dim1 = io[w].i_dim1 = steps;
+        io[w].f_dim2 = io[w].i_dim2 = features;
+        io[w].int_mode = int_mode;
+    }
+    write_part(&io[0], t, offset, n, input);
+    real_write_part(&io[1], t, offset, n, input);
+    return (memcmp(ints[0], ints[1], sizeof ints[0]) != 0) + (memcmp(floats[0], floats[1], sizeof floats[0]) != 0);
+}
+
+// The probe: random maps (1-3 batches, some with their own heights and widths, some without)
+// and positions in and around them, every method run both ways on copies of the same index.
+static long compare(int trials, unsigned seed) {
+    if (!(real_max_index && real_is_valid && real_is_last && real_increment && real_set_t && real_add_offset && real_write_part))
+        return -1;
+    // The library's methods call one another through the executable's: those must hand on.
+    int before = __atomic_exchange_n(&state, 2, __ATOMIC_ACQ_REL);
+    long differ = 0;
+    for (int trial = 0; trial < trials; trial++) {
+        struct stride_map map;
+        memset(&map, 0, sizeof map);
+        int heights[3], widths[3];
+        map.shape[0] = 1 + rand_r(&seed) % 3;
+        map.shape[1] = 1 + rand_r(&seed) % 40;
+        map.shape[2] = 1 + rand_r(&seed) % 200;
+        map.t_increments[2] = 1;
+        map.t_increments[1] = map.shape[2];
+        map.t_increments[0] = map.shape[1] * map.shape[2];
+        for (int b = 0; b < map.shape[0]; b++) {
+            heights[b] = 1 + rand_r(&seed) % (map.shape[1] + 2);
+            widths[b] = 1 + rand_r(&seed) % (map.shape[2] + 2);
+        }
+        if (rand_r(&seed) % 4) map.heights = (struct int_vector){heights, heights + map.shape[0], heights + 3};
+        if (rand_r(&seed) % 4) map.widths = (struct int_vector){widths, widths + map.shape[0], widths + 3};
+        struct stride_index a = {&map, 0, {0, 0, 0}};
+        for (int d = 0; d < dims; d++) a.indices[d] = (int)(rand_r(&seed) % (unsigned)(map.shape[d] + 4)) - 2;
+        // Increment walks from valid positions only.
+        if (rand_r(&seed) % 2)
+            for (int d = 0; d < dims; d++) a.indices[d] = a.indices[d] < 0 ? 0 : a.indices[d] > max_index(&a, d) ? max_index(&a, d) : a.indices[d];
+        set_t(&a);
+        for (int d = 0; d < dims; d++) {
+            differ += max_index(&a, d) != real_max_index(&a, d);
+            differ += (max_index(&a, d) == a.indices[d]) != real_is_last(&a, d);
+        }
+        differ += is_valid(&a) != real_is_valid(&a);
+        struct stride_index b = a, c = a;
+        b.t = c.t = -7;
+        set_t(&b);
+        real_set_t(&c);
+        differ += memcmp(&b, &c, sizeof b) != 0;
+        int offset = (int)(rand_r(&seed) % 7) - 3, dim = (int)(rand_r(&seed) % dims);
+        b = a;
+        c = a;
+        differ += add_offset(&b, offset, dim) != real_add_offset(&c, offset, dim);
+        differ += memcmp(&b, &c, sizeof b) != 0;
+        if (is_valid(&a)) {
+            b = a;
+            c = a;
+            for (int step = 0; step < 50; step++) {
+                bool more = increment(&b);
+                differ += more != real_increment(&c);
+                differ += memcmp(&b, &c, sizeof b) != 0;
+                if (!more) break;
+            }
+        }
+        differ += compare_write_part(&seed);
+    }
+    __atomic_store_n(&state, before, __ATOMIC_RELEASE);
+    return differ;
+}
+
+long shelfscan_lstm_steps_compare(int trials, unsigned seed) {
+    pthread_once(&decided, decide);
+    return compare(trials, seed);
+}
