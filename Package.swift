@@ -6,15 +6,15 @@ import PackageDescription
 // libraries' references are versioned): CFastPNG's png_set_compression_level (Leptonica's PNG
 // writes), CLineInvert's pixWriteMem and pixInvert (Tesseract's line pictures and inverted
 // readings), COpenMP's GOMP_* (Tesseract's OpenMP regions, run on the calling thread),
-// CLSTMSteps's tesseract::StrideMap::Index methods and NetworkIO::WriteTimeStepPart (the LSTM's
-// smallest steps).
+// CLSTMSteps's tesseract::StrideMap::Index methods and NetworkIO's WriteTimeStepPart and
+// MaxpoolTimeStep (the LSTM's smallest steps).
 let interposed = LinkerSetting.unsafeFlags(
     ["png_set_compression_level", "pixWriteMem", "pixInvert", "GOMP_parallel", "GOMP_parallel_sections", "GOMP_sections_next",
      "GOMP_sections_end_nowait",
      "_ZNK9tesseract9StrideMap5Index13MaxIndexOfDimENS_14FlexDimensionsE", "_ZNK9tesseract9StrideMap5Index7IsValidEv",
      "_ZNK9tesseract9StrideMap5Index6IsLastENS_14FlexDimensionsE", "_ZN9tesseract9StrideMap5Index9IncrementEv",
      "_ZN9tesseract9StrideMap5Index15SetTFromIndicesEv", "_ZN9tesseract9StrideMap5Index9AddOffsetEiNS_14FlexDimensionsE",
-     "_ZN9tesseract9NetworkIO17WriteTimeStepPartEiiiPKf",
+     "_ZN9tesseract9NetworkIO17WriteTimeStepPartEiiiPKf", "_ZN9tesseract9NetworkIO15MaxpoolTimeStepEiRKS0_iPi",
     ].flatMap { ["-Xlinker", "--export-dynamic-symbol=\($0)"] })
 
 let package = Package(

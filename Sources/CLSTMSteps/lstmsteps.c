@@ -138,6 +138,43 @@ static inline void write_part(struct net_io *io, int t, int offset, int n, const
     }
 }
 
+// NetworkIO::MaxpoolTimeStep: time step `src_t` of `src` pooled into `dest_t` of `dest`, feature
+// by feature: where the source is greater (in float mode, greater and not NaN), it is taken and
+// `max_line` notes `src_t` (the maxpool over each 3x3 of the convolution's output; the library's
+// goes one feature at a time, behind a virtual call's check, 3% of a shelf photo's CPU).
+static inline void maxpool_step(struct net_io *dest, int dest_t, const struct net_io *src, int src_t, int *max_line) {
+    if (dest->int_mode) {
+        int n = dest->i_dim2;
+        int8_t *d = dest->i + (long)(dest_t * n);
+        const int8_t *from = src->i + (long)(src_t * src->i_dim2);
+        int k = 0;
+#if defined(__x86_64__)
+        __m128i step = _mm_set1_epi32(src_t);
+        for (; k + 16 <= n; k += 16) {
+            __m128i was = _mm_loadu_si128((const __m128i *)(d + k)), value = _mm_loadu_si128((const __m128i *)(from + k));
+            __m128i greater = _mm_cmpgt_epi8(value, was);
+            _mm_storeu_si128((__m128i *)(d + k), _mm_or_si128(_mm_and_si128(greater, value), _mm_andnot_si128(greater, was)));
+            __m128i low = _mm_unpacklo_epi8(greater, greater), high = _mm_unpackhi_epi8(greater, greater);
+            __m128i wide[4] = {_mm_unpacklo_epi16(low, low), _mm_unpackhi_epi16(low, low),
+                               _mm_unpacklo_epi16(high, high), _mm_unpackhi_epi16(high, high)};
+            for (int q = 0; q < 4; q++) {
+                __m128i *line = (__m128i *)(max_line + k + 4 * q);
+                __m128i old = _mm_loadu_si128(line);
+                _mm_storeu_si128(line, _mm_or_si128(_mm_and_si128(wide[q], step), _mm_andnot_si128(wide[q], old)));
+            }
+        }
+#endif
+        for (; k < n; k++)
+            if (d[k] < from[k]) { d[k] = from[k]; max_line[k] = src_t; }
+    } else {
+        int n = dest->f_dim2;
+        float *d = dest->f + (long)(dest_t * n);
+        const float *from = src->f + (long)(src_t * src->f_dim2);
+        for (int k = 0; k < n; k++)
+            if (from[k] > d[k]) { d[k] = from[k]; max_line[k] = src_t; }
+    }
+}
+
 // The library's own methods, and which run: 0 not decided yet, 1 these, 2 the library's.
 typedef int (*max_index_fn)(const struct stride_index *, int);
 typedef bool (*is_valid_fn)(const struct stride_index *);
@@ -146,6 +183,7 @@ typedef bool (*increment_fn)(struct stride_index *);
 typedef void (*set_t_fn)(struct stride_index *);
 typedef bool (*add_offset_fn)(struct stride_index *, int, int);
 typedef void (*write_part_fn)(struct net_io *, int, int, int, const float *);
+typedef void (*maxpool_fn)(struct net_io *, int, const struct net_io *, int, int *);
 static max_index_fn real_max_index;
 static is_valid_fn real_is_valid;
 static is_last_fn real_is_last;
@@ -153,6 +191,10 @@ static increment_fn real_increment;
 static set_t_fn real_set_t;
 static add_offset_fn real_add_offset;
 static write_part_fn real_write_part;
+static maxpool_fn real_maxpool;
+// The virtual tables of GENERIC_2D_ARRAY<int8_t> and <float>: the library's MaxpoolTimeStep
+// calls its source array's `index` through them, so the probe's arrays need the real ones.
+static char *int_array_vtable, *float_array_vtable;
 static int state = 0;
 static int checks_passed = 0;
 static pthread_once_t decided = PTHREAD_ONCE_INIT;
@@ -164,6 +206,7 @@ static pthread_once_t decided = PTHREAD_ONCE_INIT;
 #define SET_T "_ZN9tesseract9StrideMap5Index15SetTFromIndicesEv"
 #define ADD_OFFSET "_ZN9tesseract9StrideMap5Index9AddOffsetEiNS_14FlexDimensionsE"
 #define WRITE_PART "_ZN9tesseract9NetworkIO17WriteTimeStepPartEiiiPKf"
+#define MAXPOOL "_ZN9tesseract9NetworkIO15MaxpoolTimeStepEiRKS0_iPi"
 
 static long compare(int trials, unsigned seed);
 
@@ -177,6 +220,9 @@ static void decide(void) {
     real_set_t = (set_t_fn)dlsym(RTLD_NEXT, SET_T);
     real_add_offset = (add_offset_fn)dlsym(RTLD_NEXT, ADD_OFFSET);
     real_write_part = (write_part_fn)dlsym(RTLD_NEXT, WRITE_PART);
+    real_maxpool = (maxpool_fn)dlsym(RTLD_NEXT, MAXPOOL);
+    int_array_vtable = dlsym(RTLD_NEXT, "_ZTVN9tesseract16GENERIC_2D_ARRAYIaEE");
+    float_array_vtable = dlsym(RTLD_NEXT, "_ZTVN9tesseract16GENERIC_2D_ARRAYIfEE");
     const char *setting = getenv("SHELFSCAN_LSTM_STEPS");
     const char *version = TessVersion();
     checks_passed = version && strcmp(version, "5.3.0") == 0 && compare(2000, 1) == 0;
@@ -202,6 +248,8 @@ bool shelfscan_increment(struct stride_index *ix) __asm__(INCREMENT);
 void shelfscan_set_t_from_indices(struct stride_index *ix) __asm__(SET_T);
 bool shelfscan_add_offset(struct stride_index *ix, int offset, int dim) __asm__(ADD_OFFSET);
 void shelfscan_write_time_step_part(struct net_io *io, int t, int offset, int n, const float *input) __asm__(WRITE_PART);
+void shelfscan_maxpool_time_step(struct net_io *dest, int dest_t, const struct net_io *src, int src_t, int *max_line)
+    __asm__(MAXPOOL);
 
 int shelfscan_max_index_of_dim(const struct stride_index *ix, int dim) {
     return ours() ? max_index(ix, dim) : real_max_index(ix, dim);
@@ -225,6 +273,12 @@ bool shelfscan_add_offset(struct stride_index *ix, int offset, int dim) {
 
 void shelfscan_write_time_step_part(struct net_io *io, int t, int offset, int n, const float *input) {
     if (ours()) write_part(io, t, offset, n, input); else real_write_part(io, t, offset, n, input);
+}
+
+// Arrays of different modes are the library's error to raise.
+void shelfscan_maxpool_time_step(struct net_io *dest, int dest_t, const struct net_io *src, int src_t, int *max_line) {
+    if (ours() && dest->int_mode == src->int_mode) maxpool_step(dest, dest_t, src, src_t, max_line);
+    else real_maxpool(dest, dest_t, src, src_t, max_line);
 }
 
 int shelfscan_lstm_steps_state(void) { return __atomic_load_n(&state, __ATOMIC_ACQUIRE); }
@@ -269,10 +323,56 @@ static long compare_write_part(unsigned *seed) {
     return (memcmp(ints[0], ints[1], sizeof ints[0]) != 0) + (memcmp(floats[0], floats[1], sizeof floats[0]) != 0);
 }
 
+// One random pooling both ways: 4 time steps of up to 40 features in each array, int or float
+// mode (with NaN among the floats), both arrays and both max lines compared whole.
+static long compare_maxpool(unsigned *seed) {
+    enum { steps = 4, most = 40 };
+    int features = 1 + (int)(rand_r(seed) % most), src_features = features + (int)(rand_r(seed) % 3);
+    int dest_t = (int)(rand_r(seed) % steps), src_t = (int)(rand_r(seed) % steps);
+    bool int_mode = rand_r(seed) % 4 != 0;
+    int8_t ints[2][steps * most], src_ints[steps * (most + 2)];
+    float floats[2][steps * most], src_floats[steps * (most + 2)];
+    int lines[2][most];
+    for (int k = 0; k < steps * most; k++) {
+        ints[0][k] = ints[1][k] = (int8_t)(rand_r(seed) % 255 - 127);
+        floats[0][k] = floats[1][k] = rand_r(seed) % 9 == 0 ? __builtin_nanf("") : (float)(rand_r(seed) % 201) / 100 - 1;
+    }
+    for (int k = 0; k < steps * (most + 2); k++) {
+        src_ints[k] = (int8_t)(rand_r(seed) % 255 - 127);
+        src_floats[k] = rand_r(seed) % 9 == 0 ? __builtin_nanf("") : (float)(rand_r(seed) % 201) / 100 - 1;
+    }
+    for (int k = 0; k < most; k++) lines[0][k] = lines[1][k] = (int)(rand_r(seed) % 100);
+    struct net_io dest[2], src;
+    memset(dest, 0, sizeof dest);
+    memset(&src, 0, sizeof src);
+    // A vtable pointer points past the table's offset-to-top and type information.
+    src.i_vtable = int_array_vtable + 2 * sizeof(void *);
+    src.f_vtable = float_array_vtable + 2 * sizeof(void *);
+    src.i = src_ints;
+    src.f = src_floats;
+    src.i_dim1 = src.f_dim1 = steps;
+    src.i_dim2 = src.f_dim2 = src_features;
+    src.int_mode = int_mode;
+    for (int w = 0; w < 2; w++) {
+        dest[w].i_vtable = src.i_vtable;
+        dest[w].f_vtable = src.f_vtable;
+        dest[w].i = ints[w];
+        dest[w].f = floats[w];
+        dest[w].i_dim1 = dest[w].f_dim1 = steps;
+        dest[w].i_dim2 = dest[w].f_dim2 = features;
+        dest[w].int_mode = int_mode;
+    }
+    maxpool_step(&dest[0], dest_t, &src, src_t, lines[0]);
+    real_maxpool(&dest[1], dest_t, &src, src_t, lines[1]);
+    return (memcmp(ints[0], ints[1], sizeof ints[0]) != 0) + (memcmp(floats[0], floats[1], sizeof floats[0]) != 0)
+        + (memcmp(lines[0], lines[1], sizeof lines[0]) != 0);
+}
+
 // The probe: random maps (1-3 batches, some with their own heights and widths, some without)
 // and positions in and around them, every method run both ways on copies of the same index.
 static long compare(int trials, unsigned seed) {
-    if (!(real_max_index && real_is_valid && real_is_last && real_increment && real_set_t && real_add_offset && real_write_part))
+    if (!(real_max_index && real_is_valid && real_is_last && real_increment && real_set_t && real_add_offset && real_write_part
+          && real_maxpool && int_array_vtable && float_array_vtable))
         return -1;
     // The library's methods call one another through the executable's: those must hand on.
     int before = __atomic_exchange_n(&state, 2, __ATOMIC_ACQ_REL);
@@ -325,6 +425,7 @@ static long compare(int trials, unsigned seed) {
             }
         }
         differ += compare_write_part(&seed);
+        differ += compare_maxpool(&seed);
     }
     __atomic_store_n(&state, before, __ATOMIC_RELEASE);
     return differ;

@@ -11,6 +11,8 @@
 ///   does that a dozen times per pixel: 13% of the CPU. Here each is whole, calling nothing.
 /// - `tesseract::NetworkIO::WriteTimeStepPart`: each time step's outputs stored as int8, one
 ///   value at a time there (6%), eight at a time here (SSE2), rounded and clipped alike.
+/// - `tesseract::NetworkIO::MaxpoolTimeStep`: the maxpool over the convolution's output, one
+///   feature at a time behind a virtual call's check there (3%), sixteen at a time here.
 ///
 /// libtesseract's own calls reach these (the executable exports them, see Package.swift's
 /// `interposed`). Same arithmetic, same results. They do the work only with a libtesseract whose
@@ -28,9 +30,9 @@ int shelfscan_lstm_steps_state(void);
 /// library's own (`on` 0), from now on, for every thread; returns the state then. For tests.
 int shelfscan_lstm_steps_use(int on);
 
-/// Runs `trials` random cases (positions in random stride maps, writes of random values) through
-/// both the executable's and the library's methods and returns how many results differed (-1
-/// when the library's cannot be found). For tests.
+/// Runs `trials` random cases (positions in random stride maps, writes and poolings of random
+/// values) through both the executable's and the library's methods and returns how many results
+/// differed (-1 when the library's cannot be found). For tests.
 long shelfscan_lstm_steps_compare(int trials, unsigned seed);
 
 #endif
