@@ -6,8 +6,8 @@ import PackageDescription
 // libraries' references are versioned): CFastPNG's png_set_compression_level (Leptonica's PNG
 // writes), CLineInvert's pixWriteMem and pixInvert (Tesseract's line pictures and inverted
 // readings), COpenMP's GOMP_* (Tesseract's OpenMP regions, run on the calling thread),
-// CLSTMSteps's tesseract::StrideMap::Index methods and NetworkIO's WriteTimeStepPart and
-// MaxpoolTimeStep (the LSTM's smallest steps).
+// CLSTMSteps's tesseract::StrideMap::Index methods, NetworkIO's WriteTimeStepPart and
+// MaxpoolTimeStep, and Convolve::Forward (the LSTM's smallest steps).
 let interposed = LinkerSetting.unsafeFlags(
     ["png_set_compression_level", "pixWriteMem", "pixInvert", "GOMP_parallel", "GOMP_parallel_sections", "GOMP_sections_next",
      "GOMP_sections_end_nowait",
@@ -15,6 +15,7 @@ let interposed = LinkerSetting.unsafeFlags(
      "_ZNK9tesseract9StrideMap5Index6IsLastENS_14FlexDimensionsE", "_ZN9tesseract9StrideMap5Index9IncrementEv",
      "_ZN9tesseract9StrideMap5Index15SetTFromIndicesEv", "_ZN9tesseract9StrideMap5Index9AddOffsetEiNS_14FlexDimensionsE",
      "_ZN9tesseract9NetworkIO17WriteTimeStepPartEiiiPKf", "_ZN9tesseract9NetworkIO15MaxpoolTimeStepEiRKS0_iPi",
+     "_ZN9tesseract8Convolve7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_",
     ].flatMap { ["-Xlinker", "--export-dynamic-symbol=\($0)"] })
 
 let package = Package(

@@ -78,7 +78,8 @@ static inline bool increment(struct stride_index *ix) {
 
 // tesseract::NetworkIO as libtesseract 5.3.0 lays it out (networkio.h there; checked against
 // Debian's machine code): its float array f_ and int8 array i_ (GENERIC_2D_ARRAY: a vtable, the
-// elements, the unused cell, the two dimensions, the allocated size), then which of them is used.
+// elements, the unused cell, the two dimensions, the allocated size), which of them is used,
+// and its stride map.
 struct net_io {
     void *f_vtable;
     float *f;
@@ -89,10 +90,12 @@ struct net_io {
     int8_t i_empty;
     int i_dim1, i_dim2, i_allocated;
     bool int_mode;
+    struct stride_map stride_map;
 };
 _Static_assert(offsetof(struct net_io, f) == 0x8 && offsetof(struct net_io, f_dim2) == 0x18
                && offsetof(struct net_io, i) == 0x28 && offsetof(struct net_io, i_dim2) == 0x38
-               && offsetof(struct net_io, int_mode) == 0x40, "NetworkIO as libtesseract 5.3.0 lays it out");
+               && offsetof(struct net_io, int_mode) == 0x40 && offsetof(struct net_io, stride_map) == 0x48,
+               "NetworkIO as libtesseract 5.3.0 lays it out");
 
 // One value in [-1, 1] as an int8 as Tesseract stores it: times 127, rounded half away from
 // zero (by truncating |x| + 0.5 in single precision), clipped to +-127; what x86's truncation
@@ -175,6 +178,65 @@ static inline void maxpool_step(struct net_io *dest, int dest_t, const struct ne
     }
 }
 
+// tesseract::Convolve as libtesseract 5.3.0 lays it out (Network's fields, then its own; read
+// off Debian's machine code): inputs per position, outputs, the randomizer that fills what lies
+// outside the picture, and the half sizes of its window.
+struct convolve {
+    char network[0x18];
+    int ni, no;
+    char more_network[0x58 - 0x20];
+    void *randomizer;
+    int half_x, half_y;
+};
+_Static_assert(offsetof(struct convolve, ni) == 0x18 && offsetof(struct convolve, no) == 0x1c
+               && offsetof(struct convolve, randomizer) == 0x58 && offsetof(struct convolve, half_x) == 0x60
+               && offsetof(struct convolve, half_y) == 0x64, "Convolve as libtesseract 5.3.0 lays it out");
+
+typedef void (*resize_to_map_fn)(struct net_io *, bool, const struct stride_map *, int);
+typedef void (*randomize_fn)(struct net_io *, int, int, int, void *);
+static resize_to_map_fn real_resize_to_map;
+static randomize_fn real_randomize;
+// operator delete and operator delete[] (libstdc++'s, loaded with libtesseract): the probe frees
+// what the library allocated.
+typedef void (*delete_fn)(void *);
+static delete_fn delete_one, delete_array;
+
+// Convolve::Forward: each position's window of (2 half_x + 1) x (2 half_y + 1) inputs stacked
+// into its output, x outer, y inner; what falls outside the picture random (the library's
+// Randomize, called in the same order, so the randomizer's sequence is the same). The library's
+// steps through the window with index objects and copies one input per call: on the first
+// layer (one gray per pixel) a dozen calls through the linkage table per pixel.
+static void convolve_forward(const struct convolve *layer, const struct net_io *input, struct net_io *output) {
+    real_resize_to_map(output, input->int_mode, &input->stride_map, layer->no);
+    int ni = layer->ni, y_scale = 2 * layer->half_y + 1;
+    struct stride_index at = {&output->stride_map, 0, {0, 0, 0}};
+    do {
+        int t = at.t, out_ix = 0;
+        for (int x = -layer->half_x; x <= layer->half_x; x++, out_ix += y_scale * ni) {
+            struct stride_index column = at;
+            if (!add_offset(&column, x, 2)) {
+                real_randomize(output, t, out_ix, y_scale * ni, layer->randomizer);
+                continue;
+            }
+            int out_iy = out_ix;
+            for (int y = -layer->half_y; y <= layer->half_y; y++, out_iy += ni) {
+                struct stride_index cell = column;
+                if (!add_offset(&cell, y, 1)) {
+                    real_randomize(output, t, out_iy, ni, layer->randomizer);
+                } else if (output->int_mode) {
+                    int8_t *to = output->i + (long)(t * output->i_dim2) + out_iy;
+                    const int8_t *from = input->i + (long)(cell.t * input->i_dim2);
+                    if (ni == 1) *to = *from; else memcpy(to, from, (size_t)ni);
+                } else {
+                    float *to = output->f + (long)(t * output->f_dim2) + out_iy;
+                    const float *from = input->f + (long)(cell.t * input->f_dim2);
+                    memcpy(to, from, sizeof(float) * (size_t)ni);
+                }
+            }
+        }
+    } while (increment(&at));
+}
+
 // The library's own methods, and which run: 0 not decided yet, 1 these, 2 the library's.
 typedef int (*max_index_fn)(const struct stride_index *, int);
 typedef bool (*is_valid_fn)(const struct stride_index *);
@@ -184,6 +246,7 @@ typedef void (*set_t_fn)(struct stride_index *);
 typedef bool (*add_offset_fn)(struct stride_index *, int, int);
 typedef void (*write_part_fn)(struct net_io *, int, int, int, const float *);
 typedef void (*maxpool_fn)(struct net_io *, int, const struct net_io *, int, int *);
+typedef void (*convolve_fn)(struct convolve *, bool, const struct net_io *, const void *, void *, struct net_io *);
 static max_index_fn real_max_index;
 static is_valid_fn real_is_valid;
 static is_last_fn real_is_last;
@@ -192,6 +255,7 @@ static set_t_fn real_set_t;
 static add_offset_fn real_add_offset;
 static write_part_fn real_write_part;
 static maxpool_fn real_maxpool;
+static convolve_fn real_convolve;
 // The virtual tables of GENERIC_2D_ARRAY<int8_t> and <float>: the library's MaxpoolTimeStep
 // calls its source array's `index` through them, so the probe's arrays need the real ones.
 static char *int_array_vtable, *float_array_vtable;
@@ -207,6 +271,7 @@ static pthread_once_t decided = PTHREAD_ONCE_INIT;
 #define ADD_OFFSET "_ZN9tesseract9StrideMap5Index9AddOffsetEiNS_14FlexDimensionsE"
 #define WRITE_PART "_ZN9tesseract9NetworkIO17WriteTimeStepPartEiiiPKf"
 #define MAXPOOL "_ZN9tesseract9NetworkIO15MaxpoolTimeStepEiRKS0_iPi"
+#define CONVOLVE "_ZN9tesseract8Convolve7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_"
 
 static long compare(int trials, unsigned seed);
 
@@ -221,6 +286,11 @@ static void decide(void) {
     real_add_offset = (add_offset_fn)dlsym(RTLD_NEXT, ADD_OFFSET);
     real_write_part = (write_part_fn)dlsym(RTLD_NEXT, WRITE_PART);
     real_maxpool = (maxpool_fn)dlsym(RTLD_NEXT, MAXPOOL);
+    real_convolve = (convolve_fn)dlsym(RTLD_NEXT, CONVOLVE);
+    real_resize_to_map = (resize_to_map_fn)dlsym(RTLD_NEXT, "_ZN9tesseract9NetworkIO11ResizeToMapEbRKNS_9StrideMapEi");
+    real_randomize = (randomize_fn)dlsym(RTLD_NEXT, "_ZN9tesseract9NetworkIO9RandomizeEiiiPNS_5TRandE");
+    delete_one = (delete_fn)dlsym(RTLD_DEFAULT, "_ZdlPv");
+    delete_array = (delete_fn)dlsym(RTLD_DEFAULT, "_ZdaPv");
     int_array_vtable = dlsym(RTLD_NEXT, "_ZTVN9tesseract16GENERIC_2D_ARRAYIaEE");
     float_array_vtable = dlsym(RTLD_NEXT, "_ZTVN9tesseract16GENERIC_2D_ARRAYIfEE");
     const char *setting = getenv("SHELFSCAN_LSTM_STEPS");
@@ -250,6 +320,8 @@ bool shelfscan_add_offset(struct stride_index *ix, int offset, int dim) __asm__(
 void shelfscan_write_time_step_part(struct net_io *io, int t, int offset, int n, const float *input) __asm__(WRITE_PART);
 void shelfscan_maxpool_time_step(struct net_io *dest, int dest_t, const struct net_io *src, int src_t, int *max_line)
     __asm__(MAXPOOL);
+void shelfscan_convolve_forward(struct convolve *layer, bool debug, const struct net_io *input, const void *transposed,
+                                void *scratch, struct net_io *output) __asm__(CONVOLVE);
 
 int shelfscan_max_index_of_dim(const struct stride_index *ix, int dim) {
     return ours() ? max_index(ix, dim) : real_max_index(ix, dim);
@@ -279,6 +351,13 @@ void shelfscan_write_time_step_part(struct net_io *io, int t, int offset, int n,
 void shelfscan_maxpool_time_step(struct net_io *dest, int dest_t, const struct net_io *src, int src_t, int *max_line) {
     if (ours() && dest->int_mode == src->int_mode) maxpool_step(dest, dest_t, src, src_t, max_line);
     else real_maxpool(dest, dest_t, src, src_t, max_line);
+}
+
+// A debugging run (its picture drawn) is the library's.
+void shelfscan_convolve_forward(struct convolve *layer, bool debug, const struct net_io *input, const void *transposed,
+                                void *scratch, struct net_io *output) {
+    if (ours() && !debug) convolve_forward(layer, input, output);
+    else real_convolve(layer, debug, input, transposed, scratch, output);
 }
 
 int shelfscan_lstm_steps_state(void) { return __atomic_load_n(&state, __ATOMIC_ACQUIRE); }
@@ -368,11 +447,83 @@ static long compare_maxpool(unsigned *seed) {
         + (memcmp(lines[0], lines[1], sizeof lines[0]) != 0);
 }
 
+
+// One random convolution both ways: a picture of 1-2 batches, up to 8 x 12 positions (each
+// batch its own height and width or not), 1-3 inputs each, a window of half sizes 0-2, int or
+// float mode; the outputs (the library's `ResizeToMap` sizes them) and the two randomizers'
+// states compared whole.
+static long compare_convolve(unsigned *seed) {
+    struct net_io input, output[2];
+    memset(&input, 0, sizeof input);
+    memset(output, 0, sizeof output);
+    char *int_vtable = int_array_vtable + 2 * sizeof(void *), *float_vtable = float_array_vtable + 2 * sizeof(void *);
+    struct stride_map *map = &input.stride_map;
+    map->shape[0] = 1 + (int)(rand_r(seed) % 2);
+    map->shape[1] = 1 + (int)(rand_r(seed) % 8);
+    map->shape[2] = 1 + (int)(rand_r(seed) % 12);
+    map->t_increments[2] = 1;
+    map->t_increments[1] = map->shape[2];
+    map->t_increments[0] = map->shape[1] * map->shape[2];
+    int heights[2], widths[2];
+    for (int b = 0; b < map->shape[0]; b++) {
+        heights[b] = 1 + (int)(rand_r(seed) % (unsigned)map->shape[1]);
+        widths[b] = 1 + (int)(rand_r(seed) % (unsigned)map->shape[2]);
+    }
+    if (rand_r(seed) % 2) {
+        map->heights = (struct int_vector){heights, heights + map->shape[0], heights + map->shape[0]};
+        map->widths = (struct int_vector){widths, widths + map->shape[0], widths + map->shape[0]};
+    }
+    int steps = map->shape[0] * map->shape[1] * map->shape[2];
+    struct convolve layer;
+    memset(&layer, 0, sizeof layer);
+    layer.ni = 1 + (int)(rand_r(seed) % 3);
+    layer.half_x = (int)(rand_r(seed) % 3);
+    layer.half_y = (int)(rand_r(seed) % 3);
+    layer.no = layer.ni * (2 * layer.half_x + 1) * (2 * layer.half_y + 1);
+    int8_t ints[2 * 8 * 12 * 3];
+    float floats[2 * 8 * 12 * 3];
+    for (int k = 0; k < steps * layer.ni; k++) {
+        ints[k] = (int8_t)(rand_r(seed) % 255 - 127);
+        floats[k] = (float)(rand_r(seed) % 2001) / 1000 - 1;
+    }
+    input.i_vtable = int_vtable;
+    input.f_vtable = float_vtable;
+    input.i = ints;
+    input.f = floats;
+    input.i_dim1 = input.f_dim1 = steps;
+    input.i_dim2 = input.f_dim2 = layer.ni;
+    input.int_mode = rand_r(seed) % 4 != 0;
+    // Two randomizers from the same bytes (whatever Tesseract's TRand holds fits in 64).
+    uint64_t randomizers[2][8];
+    for (int w = 0; w < 2; w++) {
+        output[w].i_vtable = int_vtable;
+        output[w].f_vtable = float_vtable;
+        for (int k = 0; k < 8; k++) randomizers[w][k] = 12345 + (uint64_t)k;
+    }
+    layer.randomizer = randomizers[0];
+    convolve_forward(&layer, &input, &output[0]);
+    layer.randomizer = randomizers[1];
+    real_convolve(&layer, false, &input, NULL, NULL, &output[1]);
+    long differ = memcmp(randomizers[0], randomizers[1], sizeof randomizers[0]) != 0;
+    if (output[0].int_mode != output[1].int_mode || output[0].i_dim1 != output[1].i_dim1 || output[0].i_dim2 != output[1].i_dim2
+        || output[0].f_dim1 != output[1].f_dim1 || output[0].f_dim2 != output[1].f_dim2) differ++;
+    else if (output[0].int_mode) differ += memcmp(output[0].i, output[1].i, (size_t)output[0].i_dim1 * (size_t)output[0].i_dim2) != 0;
+    else differ += memcmp(output[0].f, output[1].f, sizeof(float) * (size_t)output[0].f_dim1 * (size_t)output[0].f_dim2) != 0;
+    for (int w = 0; w < 2; w++) {
+        if (output[w].i) delete_array(output[w].i);
+        if (output[w].f) delete_array(output[w].f);
+        if (output[w].stride_map.heights.begin) delete_one(output[w].stride_map.heights.begin);
+        if (output[w].stride_map.widths.begin) delete_one(output[w].stride_map.widths.begin);
+    }
+    return differ;
+}
+
 // The probe: random maps (1-3 batches, some with their own heights and widths, some without)
 // and positions in and around them, every method run both ways on copies of the same index.
 static long compare(int trials, unsigned seed) {
     if (!(real_max_index && real_is_valid && real_is_last && real_increment && real_set_t && real_add_offset && real_write_part
-          && real_maxpool && int_array_vtable && float_array_vtable))
+          && real_maxpool && int_array_vtable && float_array_vtable && real_convolve && real_resize_to_map && real_randomize
+          && delete_one && delete_array))
         return -1;
     // The library's methods call one another through the executable's: those must hand on.
     int before = __atomic_exchange_n(&state, 2, __ATOMIC_ACQ_REL);
@@ -426,6 +577,7 @@ static long compare(int trials, unsigned seed) {
         }
         differ += compare_write_part(&seed);
         differ += compare_maxpool(&seed);
+        if (trial % 10 == 0) differ += compare_convolve(&seed);
     }
     __atomic_store_n(&state, before, __ATOMIC_RELEASE);
     return differ;
