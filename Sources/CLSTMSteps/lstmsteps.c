@@ -213,15 +213,24 @@ static void convolve_forward(const struct convolve *layer, const struct net_io *
     const int *inc = output->stride_map.t_increments;
     do {
         int t = at.t, out_ix = 0;
-        // A window wholly inside the picture (most of them): no test per input.
+        // A window wholly inside the picture (most of them): no test per input (one input per
+        // position, the first layer's gray pixel, int8 or float).
         if (at.indices[2] >= layer->half_x && at.indices[2] + layer->half_x <= max_index(&at, 2)
             && at.indices[1] >= layer->half_y && at.indices[1] + layer->half_y <= max_index(&at, 1)) {
             int step_y = inc[1], first = t - layer->half_x * inc[2] - layer->half_y * step_y;
-            if (output->int_mode && ni == 1) {
+            if (ni == 1 && output->int_mode) {
                 int8_t *to = output->i + (long)(t * output->i_dim2);
                 for (int x = 0, k = 0; x <= 2 * layer->half_x; x++) {
                     int column = first + x * inc[2];
                     for (int y = 0; y < y_scale; y++, k++) to[k] = input->i[(long)((column + y * step_y) * input->i_dim2)];
+                }
+                continue;
+            }
+            if (ni == 1) {
+                float *to = output->f + (long)(t * output->f_dim2);
+                for (int x = 0, k = 0; x <= 2 * layer->half_x; x++) {
+                    int column = first + x * inc[2];
+                    for (int y = 0; y < y_scale; y++, k++) to[k] = input->f[(long)((column + y * step_y) * input->f_dim2)];
                 }
                 continue;
             }
