@@ -318,7 +318,8 @@ static void decide(void) {
     float_array_vtable = dlsym(RTLD_NEXT, "_ZTVN9tesseract16GENERIC_2D_ARRAYIfEE");
     const char *setting = getenv("SHELFSCAN_LSTM_STEPS");
     const char *version = TessVersion();
-    checks_passed = version && strcmp(version, "5.3.0") == 0 && compare(2000, 1) == 0;
+    // 300 cases (30 convolutions) take 2.5 ms of the first reading; the test runs 20,000.
+    checks_passed = version && strcmp(version, "5.3.0") == 0 && compare(300, 1) == 0;
     bool on = checks_passed && !(setting && strcmp(setting, "off") == 0);
     __atomic_store_n(&state, on ? 1 : 2, __ATOMIC_RELEASE);
 }
