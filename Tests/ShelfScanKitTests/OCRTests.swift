@@ -303,7 +303,7 @@ struct OCRTests {
 
     @Test("Tesseract's LSTM steps: the executable's agree with the library's, case by case and reading by reading")
     func lstmSteps() throws {
-        // Random maps and positions, random writes, through both sets of methods.
+        // Random maps and positions, writes, poolings and convolutions, through both sets.
         #expect(TesseractEngine.lstmStepDisagreements(trials: 20_000, seed: 7) == 0)
         // A rendered shelf, its spines turned level, read with the executable's methods and with
         // the library's: the same lines, letters, confidences and boxes.
@@ -317,13 +317,13 @@ struct OCRTests {
             return (OCRSample.text(page), String(decoding: try encoder.encode(page), as: UTF8.self))
         }
         let own = TesseractEngine.useOwnLSTMSteps(true)
+        defer { TesseractEngine.useOwnLSTMSteps(true) }
         let ours = try reading()
         // The executable's do the work where the library is the one whose layout was checked
         // (the test binary exports them too); with any other, the library's own run.
         #expect(own == (TesseractEngine.libraryVersion == "5.3.0" ? .own : .library))
         #expect(TesseractEngine.useOwnLSTMSteps(false) == .library)
         let theirs = try reading()
-        TesseractEngine.useOwnLSTMSteps(true)
         #expect(ours.text.contains("Pride and Prejudice"), "read: \(ours.text)")
         #expect(ours.json == theirs.json)
     }

@@ -169,11 +169,12 @@ public final class TesseractEngine: @unchecked Sendable {
     }
 
     /// Who runs the smallest steps of Tesseract's LSTM, its walk through its arrays
-    /// (`StrideMap::Index`) and its int8 stores (`NetworkIO::WriteTimeStepPart`): the
-    /// executable's definitions (`CLSTMSteps`: `.own`, the same results for about 10% less CPU
-    /// on shelf photos), or the library's (`.library`: another libtesseract than the 5.3.0 whose
-    /// layout was checked, a probe that disagreed, or `SHELFSCAN_LSTM_STEPS=off`); `.unreached`
-    /// before the first recognition, or where the executable does not export them.
+    /// (`StrideMap::Index`), its int8 stores (`NetworkIO::WriteTimeStepPart`), its maxpool
+    /// (`NetworkIO::MaxpoolTimeStep`) and its first layer's convolution (`Convolve::Forward`):
+    /// the executable's definitions (`CLSTMSteps`: `.own`, the same readings for about a quarter
+    /// less CPU on shelf photos), or the library's (`.library`: another libtesseract than the
+    /// 5.3.0 whose layout was checked, a probe that disagreed, or `SHELFSCAN_LSTM_STEPS=off`);
+    /// `.unreached` before the first recognition, or where the executable does not export them.
     public enum LSTMSteps: Sendable { case unreached, own, library }
 
     /// The libtesseract this process runs, as it names itself (`TessVersion`).
