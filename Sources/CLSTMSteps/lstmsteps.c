@@ -201,6 +201,20 @@ static randomize_fn real_randomize;
 typedef void (*delete_fn)(void *);
 static delete_fn delete_one, delete_array;
 
+// NetworkIO::CopyTimeStepGeneral as the convolution uses it: `n` inputs of time step `src_t`
+// of `from` (from its first feature) into time step `t` of `to` from `offset` on.
+static inline void copy_inputs(struct net_io *to, int t, int offset, const struct net_io *from, int src_t, int n) {
+    if (to->int_mode) {
+        int8_t *d = to->i + (long)(t * to->i_dim2) + offset;
+        const int8_t *s = from->i + (long)(src_t * from->i_dim2);
+        if (n == 1) *d = *s; else memcpy(d, s, (size_t)n);
+    } else {
+        float *d = to->f + (long)(t * to->f_dim2) + offset;
+        const float *s = from->f + (long)(src_t * from->f_dim2);
+        if (n == 1) *d = *s; else memcpy(d, s, sizeof(float) * (size_t)n);
+    }
+}
+
 // Convolve::Forward: each position's window of (2 half_x + 1) x (2 half_y + 1) inputs stacked
 // into its output, x outer, y inner; what falls outside the picture random (the library's
 // Randomize, called in the same order, so the randomizer's sequence is the same). The library's
@@ -213,27 +227,13 @@ static void convolve_forward(const struct convolve *layer, const struct net_io *
     const int *inc = output->stride_map.t_increments;
     do {
         int t = at.t, out_ix = 0;
-        // A window wholly inside the picture (most of them): no test per input (one input per
-        // position, the first layer's gray pixel, int8 or float).
+        // A window wholly inside the picture (most of them): no test per input.
         if (at.indices[2] >= layer->half_x && at.indices[2] + layer->half_x <= max_index(&at, 2)
             && at.indices[1] >= layer->half_y && at.indices[1] + layer->half_y <= max_index(&at, 1)) {
-            int step_y = inc[1], first = t - layer->half_x * inc[2] - layer->half_y * step_y;
-            if (ni == 1 && output->int_mode) {
-                int8_t *to = output->i + (long)(t * output->i_dim2);
-                for (int x = 0, k = 0; x <= 2 * layer->half_x; x++) {
-                    int column = first + x * inc[2];
-                    for (int y = 0; y < y_scale; y++, k++) to[k] = input->i[(long)((column + y * step_y) * input->i_dim2)];
-                }
-                continue;
-            }
-            if (ni == 1) {
-                float *to = output->f + (long)(t * output->f_dim2);
-                for (int x = 0, k = 0; x <= 2 * layer->half_x; x++) {
-                    int column = first + x * inc[2];
-                    for (int y = 0; y < y_scale; y++, k++) to[k] = input->f[(long)((column + y * step_y) * input->f_dim2)];
-                }
-                continue;
-            }
+            int first = t - layer->half_x * inc[2] - layer->half_y * inc[1];
+            for (int x = 0, out = 0; x <= 2 * layer->half_x; x++)
+                for (int y = 0; y < y_scale; y++, out += ni) copy_inputs(output, t, out, input, first + x * inc[2] + y * inc[1], ni);
+            continue;
         }
         for (int x = -layer->half_x; x <= layer->half_x; x++, out_ix += y_scale * ni) {
             struct stride_index column = at;
@@ -244,17 +244,8 @@ static void convolve_forward(const struct convolve *layer, const struct net_io *
             int out_iy = out_ix;
             for (int y = -layer->half_y; y <= layer->half_y; y++, out_iy += ni) {
                 struct stride_index cell = column;
-                if (!add_offset(&cell, y, 1)) {
-                    real_randomize(output, t, out_iy, ni, layer->randomizer);
-                } else if (output->int_mode) {
-                    int8_t *to = output->i + (long)(t * output->i_dim2) + out_iy;
-                    const int8_t *from = input->i + (long)(cell.t * input->i_dim2);
-                    if (ni == 1) *to = *from; else memcpy(to, from, (size_t)ni);
-                } else {
-                    float *to = output->f + (long)(t * output->f_dim2) + out_iy;
-                    const float *from = input->f + (long)(cell.t * input->f_dim2);
-                    memcpy(to, from, sizeof(float) * (size_t)ni);
-                }
+                if (add_offset(&cell, y, 1)) copy_inputs(output, t, out_iy, input, cell.t, ni);
+                else real_randomize(output, t, out_iy, ni, layer->randomizer);
             }
         }
     } while (increment(&at));
