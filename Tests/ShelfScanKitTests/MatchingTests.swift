@@ -111,6 +111,18 @@ struct WordSimilarityTests {
         #expect(WordSimilarity.credit(s("mind"), s("rnind")) > 0.85)
     }
 
+    @Test("look-alike letters are exactly the listed pairs, either way round")
+    func lookAlikePairs() {
+        let pairs = Set(WordSimilarity.lookAlikes.flatMap { [String([Character($0.0), Character($0.1)]), String([Character($0.1), Character($0.0)])] })
+        #expect(pairs.count == 16)
+        let letters = (32..<127).compactMap(Unicode.Scalar.init) + ["é", "ı", "ł"]
+        for a in letters {
+            for b in letters {
+                #expect(WordSimilarity.lookAlike(a, b) == pairs.contains(String([Character(a), Character(b)])), "\(a) \(b)")
+            }
+        }
+    }
+
     @Test("short words must be exact; unrelated words get nothing")
     func shortWords() {
         #expect(WordSimilarity.credit(s("it"), s("is")) == 0)

@@ -1054,13 +1054,6 @@ struct TextStage {
                         }
                         .map { (first, $0) }
                 }
-                // Both cores: a full shelf row is a few hundred spans.
-                let results = ResultSlots<[BookMatch]>(count: spans.count)
-                let lines = ordered.map(\.line)
-                DispatchQueue.concurrentPerform(iterations: spans.count) { i in
-                    let text = Self.regionText(Array(lines[spans[i].first...spans[i].last]))
-                    results.set(i, memo?.matches(for: text) { matcher.matches(for: text) } ?? matcher.matches(for: text))
-                }
                 // One word read across a standing spine, alone, is a piece of its print cut out
                 // (the "SECRET" of "THE SECRET / HISTORY", "Poet" of "The / Poetry / Book"), which
                 // names one-word titles too easily: lines read across a spine alone only name a
@@ -1075,13 +1068,30 @@ struct TextStage {
                     return (!Self.acrossWordAlone && lines.allSatisfy { $0.line.quarterTurns == 0 && regions[$0.region].layout == .spine })
                         || (!Self.alongWordAlone && lines.contains { $0.line.cutOut })
                 }
-                for (span, m) in zip(spans, results.values) {
-                    guard var m else { continue }
-                    if across(span) { m = m.filter { $0.matchedText.split(separator: " ").filter { $0.count >= 3 }.count >= 2 } }
-                    if Self.oneDirection {
-                        let run = lines[span.first...span.last]
-                        m = m.filter { !Self.readTwoWays($0.book, lines: run) }
+                // Both cores: a full shelf row is a few hundred spans. A run's matches, and what
+                // the rules above and `readTwoWays` leave of them, hang only on its lines' words
+                // and ways (and whether they were cut out, on a standing spine): each pass
+                // matches the photo again, and most runs are the same as the pass before
+                // (`MatchMemo`).
+                let results = ResultSlots<[BookMatch]>(count: spans.count)
+                let lines = ordered.map(\.line)
+                let acrossRuns = spans.map(across)
+                let shapes = ordered.map { o in "\(o.line.quarterTurns)\(o.line.cutOut ? "c" : "")\(regions[o.region].layout == .spine ? "s" : "")" }
+                DispatchQueue.concurrentPerform(iterations: spans.count) { i in
+                    let span = spans[i]
+                    let run = lines[span.first...span.last]
+                    let text = Self.regionText(Array(run))
+                    let kept = { () -> [BookMatch] in
+                        var m = memo?.matches(for: text) { matcher.matches(for: text) } ?? matcher.matches(for: text)
+                        if acrossRuns[i] { m = m.filter { $0.matchedText.split(separator: " ").filter { $0.count >= 3 }.count >= 2 } }
+                        if Self.oneDirection { m = m.filter { !Self.readTwoWays($0.book, lines: run) } }
+                        return m
                     }
+                    guard let memo else { return results.set(i, kept()) }
+                    results.set(i, memo.kept(for: text, shape: Array(shapes[span.first...span.last]), kept))
+                }
+                for (span, m) in zip(spans, results.values) {
+                    guard let m else { continue }
                     if let top = m.first, top.score >= minimumScore {
                         groups.append(Group(first: span.first, last: span.last, matches: m,
                                             crossing: ordered[span.first].region != ordered[span.last].region))
@@ -1702,9 +1712,22 @@ final class MatchMemo: @unchecked Sendable {
     private var known: [String: [BookMatch]] = [:]
 
     func matches(for text: RegionText, _ compute: () -> [BookMatch]) -> [BookMatch] {
-        let key = text.lines.map { line in
+        remembered(Self.key(text), compute)
+    }
+
+    /// What `TextStage.match` keeps of a run's matches, by its text and `shape` (each line's
+    /// way, cut out or not, on a standing spine or not).
+    func kept(for text: RegionText, shape: [String], _ compute: () -> [BookMatch]) -> [BookMatch] {
+        remembered(Self.key(text) + "\u{3}" + shape.joined(separator: "\u{2}"), compute)
+    }
+
+    private static func key(_ text: RegionText) -> String {
+        text.lines.map { line in
             "\(line.text)\u{1}\(line.confidence)\u{1}\(line.height)\u{1}\(line.wordConfidences ?? [])\u{1}\(line.reread)"
         }.joined(separator: "\u{2}")
+    }
+
+    private func remembered(_ key: String, _ compute: () -> [BookMatch]) -> [BookMatch] {
         lock.lock()
         if let hit = known[key] { lock.unlock(); return hit }
         lock.unlock()
