@@ -13,9 +13,27 @@ public final class PixImage: @unchecked Sendable {
     private let pix: UnsafeMutablePointer<Pix>
     private let access = NSLock()
 
+    /// Values worked out from the pixels alone (`remembered`), under `keptLock`.
+    private var kept: [String: Any] = [:]
+    private let keptLock = NSLock()
+
     /// Takes ownership of `pix`; it is freed with `pixDestroy` when the object goes away.
     init(owning pix: UnsafeMutablePointer<Pix>) {
         self.pix = pix
+    }
+
+    /// `make()` the first time `key` is asked for of this image, the value kept with it after:
+    /// the pixels never change, so neither does what is worked out from them alone (the passes
+    /// after the first reading measure the letters of one kept crop again and again).
+    func remembered<T>(_ key: String, _ make: () throws(ShelfScanError) -> T) throws(ShelfScanError) -> T {
+        keptLock.lock()
+        if let known = kept[key] as? RememberedValue<T> { keptLock.unlock(); return known.value }
+        keptLock.unlock()
+        let value = try make()
+        keptLock.lock()
+        kept[key] = RememberedValue(value)
+        keptLock.unlock()
+        return value
     }
 
     /// Runs `body` with the `Pix`, no other thread using it meanwhile. `body` must not keep a
@@ -528,4 +546,10 @@ public struct GrayBytes: Sendable {
         self.height = height
         self.pixels = pixels
     }
+}
+
+/// A value `PixImage.remembered` keeps (boxed, so that a kept nil is told from none kept).
+private final class RememberedValue<T> {
+    let value: T
+    init(_ value: T) { self.value = value }
 }

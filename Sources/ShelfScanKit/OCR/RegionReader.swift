@@ -639,8 +639,13 @@ public struct RegionReader: Sendable {
     }
 
     /// The letters `letterSizes` measures, as boxes in `image`; nil when there are too many
-    /// shapes to be text.
+    /// shapes to be text. Kept with the image: the small-letter, pieces and letter-sized passes
+    /// measure the same kept crop (`PixImage.remembered`).
     static func letterBoxes(in image: PixImage, standing: Bool) throws(ShelfScanError) -> [BoundingBox]? {
+        try image.remembered("letterBoxes \(standing)") { () throws(ShelfScanError) in try measuredLetterBoxes(in: image, standing: standing) }
+    }
+
+    private static func measuredLetterBoxes(in image: PixImage, standing: Bool) throws(ShelfScanError) -> [BoundingBox]? {
         let across = standing ? image.width : image.height
         guard across >= 16, image.width >= 8, image.height >= 8 else { return nil }
         let window = max(8, across / 4)
