@@ -297,9 +297,13 @@ struct TextStage {
             if RegionReader.traceReads { FileHandle.standardError.write(Data("PASS \(pass) done: \(Int(clock.millisecondsElapsed)) ms, \(added) lines @\(Int(RegionReader.traceStart.millisecondsElapsed))\n".utf8)) }
             guard added > 0 else { return }
             clock = .now
+            let before = memo.counts
             (findings.books, findings.unidentified) = match(lines: lines, regions: regions, coverLike: false, memo: memo)
             findings.matchingMilliseconds += clock.millisecondsElapsed
-            if RegionReader.traceReads { FileHandle.standardError.write(Data("BOOKS \(pass) \(findings.books.count): \(findings.books.map { $0.title ?? "?" }.joined(separator: " | "))\n".utf8)) }
+            if RegionReader.traceReads {
+                let after = memo.counts
+                FileHandle.standardError.write(Data("BOOKS \(pass) \(findings.books.count) @\(Int(RegionReader.traceStart.millisecondsElapsed)) runs \(after.asked - before.asked) new \(after.computed - before.computed): \(findings.books.map { $0.title ?? "?" }.joined(separator: " | "))\n".utf8))
+            }
         }
         /// Which way the photo's sure lines (confidence 80 or more) read so far, and the way each
         /// region's letters stand where they said (`LetterBaseline`).
@@ -1712,13 +1716,13 @@ final class MatchMemo: @unchecked Sendable {
     private var known: [String: [BookMatch]] = [:]
 
     func matches(for text: RegionText, _ compute: () -> [BookMatch]) -> [BookMatch] {
-        remembered(Self.key(text), compute)
+        remembered(Self.key(text), counted: false, compute)
     }
 
     /// What `TextStage.match` keeps of a run's matches, by its text and `shape` (each line's
     /// way, cut out or not, on a standing spine or not).
     func kept(for text: RegionText, shape: [String], _ compute: () -> [BookMatch]) -> [BookMatch] {
-        remembered(Self.key(text) + "\u{3}" + shape.joined(separator: "\u{2}"), compute)
+        remembered(Self.key(text) + "\u{3}" + shape.joined(separator: "\u{2}"), counted: true, compute)
     }
 
     private static func key(_ text: RegionText) -> String {
@@ -1727,12 +1731,25 @@ final class MatchMemo: @unchecked Sendable {
         }.joined(separator: "\u{2}")
     }
 
-    private func remembered(_ key: String, _ compute: () -> [BookMatch]) -> [BookMatch] {
+    /// How many runs `kept` was asked for and how many of them it worked out (for the trace).
+    var counts: (asked: Int, computed: Int) {
         lock.lock()
+        defer { lock.unlock() }
+        return (asked, computed)
+    }
+    private var asked = 0
+    private var computed = 0
+
+    private func remembered(_ key: String, counted: Bool, _ compute: () -> [BookMatch]) -> [BookMatch] {
+        lock.lock()
+        if counted { asked += 1 }
         if let hit = known[key] { lock.unlock(); return hit }
         lock.unlock()
         let found = compute()
-        lock.lock(); known[key] = found; lock.unlock()
+        lock.lock()
+        known[key] = found
+        if counted { computed += 1 }
+        lock.unlock()
         return found
     }
 }
