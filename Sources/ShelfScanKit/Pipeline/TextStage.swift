@@ -1720,7 +1720,8 @@ final class MatchMemo: @unchecked Sendable {
     }
 
     /// What `TextStage.match` keeps of a run's matches, by its text and `shape` (each line's
-    /// way, cut out or not, on a standing spine or not).
+    /// way, cut out or not, on a standing spine or not); apart from `matches`' keys by the
+    /// control character between (read text holds none).
     func kept(for text: RegionText, shape: [String], _ compute: () -> [BookMatch]) -> [BookMatch] {
         remembered(Self.key(text) + "\u{3}" + shape.joined(separator: "\u{2}"), counted: true, compute)
     }
