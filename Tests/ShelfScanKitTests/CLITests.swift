@@ -37,7 +37,9 @@ enum CLI {
     /// Runs `shelfscan arguments` with output captured in files (no pipe can fill up and stall it)
     /// and XDG_DATA_HOME inside `directory`, so that nothing outside the test's folder is touched.
     /// `stdin`: a file fed to standard input (none by default).
-    static func run(_ arguments: [String], stdin: String? = nil, in directory: TemporaryDirectory) async throws -> Run {
+    /// `environment`: variables set for this run on top of the test's own.
+    static func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:],
+                    in directory: TemporaryDirectory) async throws -> Run {
         let executable = try #require(executable)
         let id = UUID().uuidString
         let outPath = directory.file("stdout-\(id)"), errPath = directory.file("stderr-\(id)")
@@ -56,6 +58,7 @@ enum CLI {
         environment["SHELFSCAN_OFFLINE"] = "1"
         environment["XDG_DATA_HOME"] = directory.path + "/xdg"
         environment["HOME"] = directory.path
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
         process.standardOutput = out

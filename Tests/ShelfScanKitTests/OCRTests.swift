@@ -328,6 +328,33 @@ struct OCRTests {
         #expect(ours.json == theirs.json)
     }
 
+    @Test("Tesseract's int8 products: the executable's AVX-512 VNNI kernel agrees with the library's bit for bit")
+    func intMatrixProducts() throws {
+        _ = try TesseractEngine(tessdata: Fixtures.models)
+        guard let disagreements = TesseractEngine.intMatrixDisagreements(trials: 5_000, seed: 11) else {
+            // No AVX-512 VNNI here, or another libtesseract: the library's kernel runs.
+            #expect(TesseractEngine.intMatrix == .library)
+            return
+        }
+        #expect(disagreements == 0)
+        #expect(TesseractEngine.intMatrix == (ProcessInfo.processInfo.environment["SHELFSCAN_INT_MATRIX"] == "off" ? .library : .own))
+    }
+
+    /// In a child process each (the kernel is chosen once, before any model loads): the same
+    /// lines, confidences and boxes with either kernel.
+    @Test("a reading with the executable's int8 kernel and with the library's: the same lines",
+          .enabled(if: CLI.available, "shelfscan executable not found beside the test bundle or in .build-tests/.build"))
+    func intMatrixReadings() async throws {
+        let dir = try TemporaryDirectory()
+        let shelf = Fixtures.sample("shelves/shelf-1row-english-ttb.jpg")
+        let ours = try await CLI.run(["ocr", "--tessdata", Fixtures.models, "--rotate", "270", shelf], in: dir)
+        let theirs = try await CLI.run(["ocr", "--tessdata", Fixtures.models, "--rotate", "270", shelf],
+                                       environment: ["SHELFSCAN_INT_MATRIX": "off"], in: dir)
+        #expect(ours.status == 0 && theirs.status == 0, "\(ours.stderr) \(theirs.stderr)")
+        #expect(ours.stdout.contains("Pride and Prejudice"), "read: \(ours.stdout.prefix(500))")
+        #expect(ours.stdout == theirs.stdout)
+    }
+
     @Test("lines go to the recogniser as uncompressed PNG; PNG files written outside stay compressed")
     func uncompressedLines() throws {
         let engine = try TesseractEngine(tessdata: Fixtures.models)

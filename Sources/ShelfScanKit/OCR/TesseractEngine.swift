@@ -101,6 +101,8 @@ public final class TesseractEngine: @unchecked Sendable {
             throw ShelfScanError(.modelMissing, "\(tessdata)/\(language).traineddata: model file missing; pass --tessdata DIR with the model, or install tesseract-ocr-\(language)")
         }
         Leptonica.silence()
+        // Before any model loads: its weights are laid out for the kernel chosen (`intMatrix`).
+        _ = shelfscan_int_matrix_install()
         let handle = TessBaseAPICreate()!
         // Tesseract otherwise prints "Estimating resolution" and debug lines on stderr.
         TessBaseAPISetVariable(handle, "debug_file", "/dev/null")
@@ -176,6 +178,29 @@ public final class TesseractEngine: @unchecked Sendable {
     /// 5.3.0 whose layout was checked, a probe that disagreed, or `SHELFSCAN_LSTM_STEPS=off`);
     /// `.unreached` before the first recognition, or where the executable does not export them.
     public enum LSTMSteps: Sendable { case unreached, own, library }
+
+    /// Who multiplies Tesseract's int8 weights by each time step's inputs: the executable's
+    /// AVX-512 VNNI kernel (`.own`, `CLSTMSteps/intmatrix.c`: the same sums and readings, 64
+    /// products per instruction), or the library's own (`.library`: no AVX-512 VNNI, another
+    /// libtesseract than 5.3.0, a probe that disagreed, or `SHELFSCAN_INT_MATRIX=off`); chosen
+    /// once, when the first engine is made, before any model is laid out for it (`.undecided`
+    /// before that).
+    public enum IntMatrix: Sendable { case undecided, own, library }
+
+    public static var intMatrix: IntMatrix {
+        switch shelfscan_int_matrix_state() {
+        case 1: .own
+        case 2: .library
+        default: .undecided
+        }
+    }
+
+    /// How many of `trials` random products the executable's and the library's int8 kernels
+    /// disagree on (nil where the executable's cannot run here).
+    public static func intMatrixDisagreements(trials: Int, seed: UInt32) -> Int? {
+        let n = shelfscan_int_matrix_compare(Int32(trials), seed)
+        return n < 0 ? nil : n
+    }
 
     /// The libtesseract this process runs, as it names itself (`TessVersion`).
     public static var libraryVersion: String { String(cString: TessVersion()) }

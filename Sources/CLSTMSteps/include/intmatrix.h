@@ -1,0 +1,32 @@
+#ifndef SHELFSCAN_INTMATRIX_H
+#define SHELFSCAN_INTMATRIX_H
+
+/// Tesseract's int8 matrix-vector product (`IntSimdMatrix`: every LSTM gate and fully connected
+/// layer of an integer model, each time step), 64 products per instruction with AVX-512 VNNI
+/// (`vpdpbusd`) where the processor has it, instead of the library's AVX2 kernel (32 products
+/// per four instructions; 14% of a shelf photo's CPU). Same sums, exact in 32 bits either way,
+/// the same float arithmetic after them: the same readings.
+///
+/// libtesseract picks its kernel through a public pointer (`IntSimdMatrix::intSimdMatrix`), read
+/// when a model loads (its weights are laid out for the kernel: here 16 outputs per register
+/// instead of 8) and at every product; `shelfscan_int_matrix_install` points it at this one
+/// before the first model loads. Only with the libtesseract whose layout was checked
+/// (`TessVersion()` 5.3.0, Debian 12's, which chose its AVX2 kernel), on a processor and
+/// system with AVX-512 F, BW and VNNI, and where a probe through the library's own weight
+/// layout and kernel agrees bit for bit; otherwise, or with `SHELFSCAN_INT_MATRIX=off`, the
+/// library's kernel stays.
+
+/// Decides once, before any model is loaded (`TesseractEngine` calls it before its first
+/// `TessBaseAPIInit`): 1 when this kernel is installed, 2 when the library's stays.
+int shelfscan_int_matrix_install(void);
+
+/// 0 before `shelfscan_int_matrix_install`, then what it returned.
+int shelfscan_int_matrix_state(void);
+
+/// Runs `trials` random products (up to 300 outputs of up to 600 inputs, weights and inputs in
+/// -127...127, the library's `Init` laying out the weights for each kernel) through this kernel
+/// and the library's AVX2 one and returns how many differed in any output bit or wrote outside
+/// their outputs; -1 where this kernel cannot run (no AVX-512 VNNI, another libtesseract).
+long shelfscan_int_matrix_compare(int trials, unsigned seed);
+
+#endif

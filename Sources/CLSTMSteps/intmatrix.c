@@ -1,0 +1,223 @@
+// See include/intmatrix.h.
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+#include "intmatrix.h"
+
+extern const char *TessVersion(void);
+
+typedef void (*dot_fn)(int dim1, int dim2, const int8_t *shaped, const float *scales, const int8_t *u, float *v);
+
+// tesseract::IntSimdMatrix as libtesseract 5.3.0 lays it out (intsimdmatrix.h there: the kernel,
+// then outputs per register, registers at most, inputs per register and inputs per group; its
+// AVX2 instance read as {kernel, 8, 8, 32, 4} before this one is used).
+struct int_simd_matrix {
+    dot_fn kernel;
+    int outputs_per_register, max_output_registers, inputs_per_register, inputs_per_group;
+};
+
+// GENERIC_2D_ARRAY<int8_t> (a vtable, the elements, the unused cell, the two dimensions, the
+// allocated size) and std::vector<int8_t> (begin, end, end of storage), for the probe's calls
+// of the library's `Init`.
+struct int_array {
+    const void *vtable;
+    int8_t *array;
+    int8_t empty;
+    int dim1, dim2, allocated;
+};
+struct byte_vector { int8_t *begin, *end, *capacity; };
+typedef void (*init_fn)(const struct int_simd_matrix *self, const struct int_array *w, struct byte_vector *shaped, int *rounded_out);
+typedef void (*delete_fn)(void *);
+
+static pthread_once_t decided = PTHREAD_ONCE_INIT;
+static int state;
+
+#if defined(__x86_64__)
+#define WIDE __attribute__((target("avx512f,avx512bw,avx512vnni")))
+
+// One set of `regs` registers of 16 outputs: every group of 4 inputs, each broadcast to the 16
+// lanes, times each register's 16 x 4 weights (`vpdpbusd` takes unsigned bytes times signed
+// ones: the inputs' magnitudes times the weights with the inputs' signs; Tesseract's int
+// weights lie in -127...127, so negating them is exact), then the bias (its weight times 127)
+// added and the sum scaled, as the library's kernel does: int to float, times the scale.
+static WIDE inline __attribute__((always_inline)) void dot_set(const int regs, int groups, const int8_t **shaped,
+                                                                const float **scales, const int8_t *u, float **v) {
+    // With fewer than 4 registers, 2 sums per register (even and odd groups, added at the end:
+    // exact in 32 bits), so that more than 2 products are under way (`vpdpbusd` takes 5 cycles).
+    enum { most = 8 };
+    const int chains = regs >= 4 ? 1 : 2;
+    __m512i sums[2][most];
+    for (int c = 0; c < chains; c++)
+        for (int r = 0; r < regs; r++) sums[c][r] = _mm512_setzero_si512();
+    const int8_t *w = *shaped;
+    int g = 0;
+    for (; g + chains <= groups; g += chains) {
+        for (int c = 0; c < chains; c++) {
+            int32_t four;
+            memcpy(&four, u + 4 * (g + c), sizeof four);
+            const __m512i inputs = _mm512_set1_epi32(four);
+            const __mmask64 negative = _mm512_movepi8_mask(inputs);
+            const __m512i magnitudes = _mm512_abs_epi8(inputs);
+            for (int r = 0; r < regs; r++) {
+                __m512i weights = _mm512_loadu_si512((const void *)(w + 64 * r));
+                weights = _mm512_mask_sub_epi8(weights, negative, _mm512_setzero_si512(), weights);
+                sums[c][r] = _mm512_dpbusd_epi32(sums[c][r], magnitudes, weights);
+            }
+            w += 64 * regs;
+        }
+    }
+    for (; g < groups; g++) {
+        int32_t four;
+        memcpy(&four, u + 4 * g, sizeof four);
+        const __m512i inputs = _mm512_set1_epi32(four);
+        const __mmask64 negative = _mm512_movepi8_mask(inputs);
+        const __m512i magnitudes = _mm512_abs_epi8(inputs);
+        for (int r = 0; r < regs; r++) {
+            __m512i weights = _mm512_loadu_si512((const void *)(w + 64 * r));
+            weights = _mm512_mask_sub_epi8(weights, negative, _mm512_setzero_si512(), weights);
+            sums[0][r] = _mm512_dpbusd_epi32(sums[0][r], magnitudes, weights);
+        }
+        w += 64 * regs;
+    }
+    if (chains == 2)
+        for (int r = 0; r < regs; r++) sums[0][r] = _mm512_add_epi32(sums[0][r], sums[1][r]);
+    const float *s = *scales;
+    float *out = *v;
+    for (int r = 0; r < regs; r++) {
+        const __m512i bias = _mm512_mullo_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(w + 16 * r))),
+                                                _mm512_set1_epi32(127));
+        const __m512 total = _mm512_cvtepi32_ps(_mm512_add_epi32(sums[0][r], bias));
+        _mm512_storeu_ps(out + 16 * r, _mm512_mul_ps(total, _mm512_loadu_ps(s + 16 * r)));
+    }
+    *shaped = w + 16 * regs;
+    *scales = s + 16 * regs;
+    *v = out + 16 * regs;
+}
+
+// The product over the layout `Init` makes for {16, 8, 32, 4}: sets of 8 registers while they
+// fit in the outputs (rounded up to 16), then 4, 2 and 1, each its inputs' groups then its biases.
+static WIDE void dot_wide(int dim1, int dim2, const int8_t *shaped, const float *scales, const int8_t *u, float *v) {
+    const int groups = (dim2 - 1 + 3) / 4;
+    const int rounded_out = (dim1 + 15) / 16 * 16;
+    int output = 0;
+    for (; output + 128 <= rounded_out; output += 128) dot_set(8, groups, &shaped, &scales, u, &v);
+    for (; output + 64 <= rounded_out; output += 64) dot_set(4, groups, &shaped, &scales, u, &v);
+    for (; output + 32 <= rounded_out; output += 32) dot_set(2, groups, &shaped, &scales, u, &v);
+    for (; output + 16 <= rounded_out; output += 16) dot_set(1, groups, &shaped, &scales, u, &v);
+}
+
+static const struct int_simd_matrix wide = {dot_wide, 16, 8, 32, 4};
+
+static bool processor_has_vnni(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
+}
+#endif
+
+// The library's pieces: its kernel pointer, its AVX2 instance, `Init`, the int array's vtable.
+static const struct int_simd_matrix **slot, *avx2;
+static init_fn library_init;
+static const char *int_array_vtable;
+static delete_fn delete_one;
+
+static bool library_found(void) {
+    const char *version = TessVersion();
+    if (!version || strcmp(version, "5.3.0") != 0) return false;
+    slot = (const struct int_simd_matrix **)dlsym(RTLD_DEFAULT, "_ZN9tesseract13IntSimdMatrix13intSimdMatrixE");
+    avx2 = (const struct int_simd_matrix *)dlsym(RTLD_DEFAULT, "_ZN9tesseract13IntSimdMatrix17intSimdMatrixAVX2E");
+    library_init = (init_fn)dlsym(RTLD_DEFAULT, "_ZNK9tesseract13IntSimdMatrix4InitERKNS_16GENERIC_2D_ARRAYIaEERSt6vectorIaSaIaEERi");
+    int_array_vtable = (const char *)dlsym(RTLD_DEFAULT, "_ZTVN9tesseract16GENERIC_2D_ARRAYIaEE");
+    delete_one = (delete_fn)dlsym(RTLD_DEFAULT, "_ZdlPv");
+    return slot && avx2 && library_init && int_array_vtable && delete_one && avx2->kernel
+        && avx2->outputs_per_register == 8 && avx2->max_output_registers == 8
+        && avx2->inputs_per_register == 32 && avx2->inputs_per_group == 4;
+}
+
+static bool runnable(void) {
+#if defined(__x86_64__)
+    return processor_has_vnni() && library_found();
+#else
+    return false;
+#endif
+}
+
+#if defined(__x86_64__)
+// One random product through both kernels, each on the weights `Init` laid out for it.
+static long compare_one(unsigned *seed) {
+    enum { most_out = 300, most_in = 600, guard = 64 };
+    int outputs = 1 + (int)(rand_r(seed) % most_out), inputs = 1 + (int)(rand_r(seed) % most_in);
+    int8_t *weights = malloc((size_t)outputs * (size_t)(inputs + 1));
+    int8_t *u = calloc((size_t)(inputs + 32 + 32), 1);
+    float *scales = malloc(sizeof(float) * (most_out + 16));
+    float *v[2];
+    for (int k = 0; k < 2; k++) v[k] = malloc(sizeof(float) * (most_out + 16 + guard));
+    if (!weights || !u || !scales || !v[0] || !v[1]) abort();
+    // Mostly small weights as trained networks have, some at the extremes.
+    for (int k = 0; k < outputs * (inputs + 1); k++)
+        weights[k] = (int8_t)(rand_r(seed) % 8 == 0 ? (rand_r(seed) % 2 ? 127 : -127) : (int)(rand_r(seed) % 255) - 127);
+    for (int k = 0; k < inputs; k++)
+        u[k] = (int8_t)(rand_r(seed) % 8 == 0 ? (rand_r(seed) % 2 ? 127 : -127) : (int)(rand_r(seed) % 255) - 127);
+    for (int k = 0; k < most_out + 16; k++) scales[k] = ((float)rand_r(seed) / (float)RAND_MAX) * 1e-4f;
+    struct int_array w = {int_array_vtable + 2 * sizeof(void *), weights, 0, outputs, inputs + 1, outputs * (inputs + 1)};
+    const struct int_simd_matrix *kernels[2] = {avx2, &wide};
+    long differed = 0;
+    for (int k = 0; k < 2; k++) {
+        struct byte_vector shaped = {0, 0, 0};
+        int rounded = 0;
+        library_init(kernels[k], &w, &shaped, &rounded);
+        for (int j = 0; j < most_out + 16 + guard; j++) v[k][j] = -7.0f;
+        kernels[k]->kernel(outputs, inputs + 1, shaped.begin, scales, u, v[k]);
+        // Nothing written past the rounded outputs.
+        for (int j = rounded; j < most_out + 16 + guard; j++) differed += v[k][j] != -7.0f;
+        if (shaped.begin) delete_one(shaped.begin);
+    }
+    differed += memcmp(v[0], v[1], sizeof(float) * (size_t)outputs) != 0;
+    free(weights);
+    free(u);
+    free(scales);
+    free(v[0]);
+    free(v[1]);
+    return differed != 0;
+}
+#endif
+
+long shelfscan_int_matrix_compare(int trials, unsigned seed) {
+#if defined(__x86_64__)
+    if (!runnable()) return -1;
+    long differed = 0;
+    for (int t = 0; t < trials; t++) differed += compare_one(&seed);
+    return differed;
+#else
+    (void)trials;
+    (void)seed;
+    return -1;
+#endif
+}
+
+static void decide(void) {
+    const char *setting = getenv("SHELFSCAN_INT_MATRIX");
+    bool on = !(setting && strcmp(setting, "off") == 0) && runnable()
+        // Only in place of the library's own choice, AVX2 (before any model is laid out for it).
+        && *slot == avx2
+        // 50 products take about 1 ms; the test runs 5,000.
+        && shelfscan_int_matrix_compare(50, 1) == 0;
+#if defined(__x86_64__)
+    if (on) *slot = &wide;
+#endif
+    __atomic_store_n(&state, on ? 1 : 2, __ATOMIC_RELEASE);
+}
+
+int shelfscan_int_matrix_install(void) {
+    pthread_once(&decided, decide);
+    return shelfscan_int_matrix_state();
+}
+
+int shelfscan_int_matrix_state(void) { return __atomic_load_n(&state, __ATOMIC_ACQUIRE); }
