@@ -7,7 +7,8 @@ import PackageDescription
 // writes), CLineInvert's pixWriteMem and pixInvert (Tesseract's line pictures and inverted
 // readings), COpenMP's GOMP_* (Tesseract's OpenMP regions, run on the calling thread),
 // CLSTMSteps's tesseract::StrideMap::Index methods, NetworkIO's WriteTimeStepPart and
-// MaxpoolTimeStep, and Convolve::Forward (the LSTM's smallest steps).
+// MaxpoolTimeStep, and Convolve::Forward (the LSTM's smallest steps), and FullyConnected's
+// ForwardTimeStep (its tanh and logistic layers' activations, lstmgates.c).
 let interposed = LinkerSetting.unsafeFlags(
     ["png_set_compression_level", "pixWriteMem", "pixInvert", "GOMP_parallel", "GOMP_parallel_sections", "GOMP_sections_next",
      "GOMP_sections_end_nowait",
@@ -16,6 +17,7 @@ let interposed = LinkerSetting.unsafeFlags(
      "_ZN9tesseract9StrideMap5Index15SetTFromIndicesEv", "_ZN9tesseract9StrideMap5Index9AddOffsetEiNS_14FlexDimensionsE",
      "_ZN9tesseract9NetworkIO17WriteTimeStepPartEiiiPKf", "_ZN9tesseract9NetworkIO15MaxpoolTimeStepEiRKS0_iPi",
      "_ZN9tesseract8Convolve7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_",
+     "_ZN9tesseract14FullyConnected15ForwardTimeStepEiPf",
     ].flatMap { ["-Xlinker", "--export-dynamic-symbol=\($0)"] })
 
 let package = Package(
@@ -53,8 +55,10 @@ let package = Package(
         // Tesseract's OpenMP regions run on the reading thread (openmp.c, include/openmp.h).
         .target(name: "COpenMP"),
         // Tesseract's LSTM's smallest steps, without calls between them (include/lstmsteps.h).
+        // and the LSTM's gates, computed in its OpenMP sections regions (include/lstmgates.h).
         .target(
             name: "CLSTMSteps",
+            dependencies: ["COpenMP"],
             linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "ShelfScanKit",

@@ -69,9 +69,21 @@ void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigne
 static __thread unsigned sections_next = 0, sections_count = 0;
 static __thread int in_sections = 0;
 
+static shelfscan_sections_hook sections_hook = NULL;
+
+void shelfscan_openmp_set_sections_hook(shelfscan_sections_hook hook) {
+    __atomic_store_n(&sections_hook, hook, __ATOMIC_RELEASE);
+}
+
 void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_threads, unsigned count, unsigned flags) {
     (void)num_threads; (void)flags;
     regions += 1;
+    shelfscan_sections_hook hook = __atomic_load_n(&sections_hook, __ATOMIC_ACQUIRE);
+    if (hook && hook(fn, data, count)) return;
+    shelfscan_openmp_run_sections(fn, data, count);
+}
+
+void shelfscan_openmp_run_sections(void (*fn)(void *), void *data, unsigned count) {
     unsigned saved_next = sections_next, saved_count = sections_count;
     int saved_in = in_sections;
     sections_next = 1;

@@ -340,6 +340,39 @@ struct OCRTests {
         #expect(TesseractEngine.intMatrix == (ProcessInfo.processInfo.environment["SHELFSCAN_INT_MATRIX"] == "off" ? .library : .own))
     }
 
+    @Test("Tesseract's LSTM gates: the executable's tanh and logistic agree with the library's, value by value and reading by reading")
+    func lstmGates() throws {
+        let engine = try TesseractEngine(tessdata: Fixtures.models)
+        guard let disagreements = TesseractEngine.lstmGateDisagreements(count: 100_000, seed: 5) else {
+            // No AVX-512 here, or another libtesseract: the library computes them.
+            #expect(TesseractEngine.lstmGates == .library)
+            return
+        }
+        #expect(disagreements == 0)
+        // A rendered shelf's spines turned level, read with the gates computed here and by the
+        // library: the same lines, letters, confidences and boxes.
+        let shelf = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-english-ttb.jpg")).image
+            .grayscale().rotated(quarterTurns: 3)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        func reading() throws -> (text: String, json: String) {
+            let page = try engine.recognize(shelf, layout: .block)
+            return (OCRSample.text(page), String(decoding: try encoder.encode(page), as: UTF8.self))
+        }
+        let own = TesseractEngine.useOwnLSTMGates(true)
+        defer { TesseractEngine.useOwnLSTMGates(true) }
+        let ours = try reading()
+        #expect(own == (ProcessInfo.processInfo.environment["SHELFSCAN_LSTM_GATES"] == "off" ? .library : .own))
+        // Its first regions were computed both ways too, and none differed.
+        let checks = TesseractEngine.lstmGateChecks
+        #expect(checks.differed == 0)
+        if own == .own { #expect(checks.regions > 0) }
+        #expect(TesseractEngine.useOwnLSTMGates(false) == .library)
+        let theirs = try reading()
+        #expect(ours.text.contains("Pride and Prejudice"), "read: \(ours.text)")
+        #expect(ours.json == theirs.json)
+    }
+
     /// In a child process each (the kernel is chosen once, before any model loads): the same
     /// lines, confidences and boxes with either kernel.
     @Test("a reading with the executable's int8 kernel and with the library's: the same lines",

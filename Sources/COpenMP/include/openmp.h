@@ -17,4 +17,16 @@ int shelfscan_openmp_levels(void);
 /// runs instead.
 long shelfscan_openmp_regions(void);
 
+/// A function offered every sections region before it runs here (`GOMP_parallel_sections`):
+/// it returns nonzero when it did the region's work itself (it may run the region's own body
+/// with `shelfscan_openmp_run_sections`), 0 to let the body run. CLSTMSteps's LSTM gates.
+typedef int (*shelfscan_sections_hook)(void (*fn)(void *), void *data, unsigned count);
+
+/// Sets the hook (NULL: none), for every thread from now on.
+void shelfscan_openmp_set_sections_hook(shelfscan_sections_hook hook);
+
+/// Runs a sections region's body on the calling thread, section after section (what
+/// `GOMP_parallel_sections` does here without a hook).
+void shelfscan_openmp_run_sections(void (*fn)(void *), void *data, unsigned count);
+
 #endif

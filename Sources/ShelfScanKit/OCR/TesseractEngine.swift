@@ -103,6 +103,7 @@ public final class TesseractEngine: @unchecked Sendable {
         Leptonica.silence()
         // Before any model loads: its weights are laid out for the kernel chosen (`intMatrix`).
         _ = shelfscan_int_matrix_install()
+        _ = shelfscan_lstm_gates_install()
         let handle = TessBaseAPICreate()!
         // Tesseract otherwise prints "Estimating resolution" and debug lines on stderr.
         TessBaseAPISetVariable(handle, "debug_file", "/dev/null")
@@ -179,15 +180,17 @@ public final class TesseractEngine: @unchecked Sendable {
     /// `.unreached` before the first recognition, or where the executable does not export them.
     public enum LSTMSteps: Sendable { case unreached, own, library }
 
+    /// Which code does a piece of Tesseract's work in this process: the executable's (`own`) or
+    /// the library's; `undecided` until the first engine is made.
+    public enum OwnOrLibrary: Sendable { case undecided, own, library }
+
     /// Who multiplies Tesseract's int8 weights by each time step's inputs: the executable's
     /// AVX-512 VNNI kernel (`.own`, `CLSTMSteps/intmatrix.c`: the same sums and readings, 64
     /// products per instruction), or the library's own (`.library`: no AVX-512 VNNI, another
     /// libtesseract than 5.3.0, a probe that disagreed, or `SHELFSCAN_INT_MATRIX=off`); chosen
     /// once, when the first engine is made, before any model is laid out for it (`.undecided`
     /// before that).
-    public enum IntMatrix: Sendable { case undecided, own, library }
-
-    public static var intMatrix: IntMatrix {
+    public static var intMatrix: OwnOrLibrary {
         switch shelfscan_int_matrix_state() {
         case 1: .own
         case 2: .library
@@ -199,6 +202,41 @@ public final class TesseractEngine: @unchecked Sendable {
     /// disagree on (nil where the executable's cannot run here).
     public static func intMatrixDisagreements(trials: Int, seed: UInt32) -> Int? {
         let n = shelfscan_int_matrix_compare(Int32(trials), seed)
+        return n < 0 ? nil : n
+    }
+
+    /// Who computes the gates of each step of Tesseract's LSTMs (each gate's product and its
+    /// tanh or logistic): the executable (`.own`, `CLSTMSteps/lstmgates.c`: the same arithmetic
+    /// eight values at a time), or the library (`.library`: no AVX-512, another libtesseract
+    /// than Debian's 5.3.0, a check that disagreed, or `SHELFSCAN_LSTM_GATES=off`); `.undecided`
+    /// before the first engine is made.
+    public static var lstmGates: OwnOrLibrary {
+        switch shelfscan_lstm_gates_state() {
+        case 1: .own
+        case 2: .library
+        default: .undecided
+        }
+    }
+
+    /// Makes the executable compute the LSTM gates (`own`, where its checks passed) or the
+    /// library (for tests: both give the same readings).
+    @discardableResult
+    public static func useOwnLSTMGates(_ own: Bool) -> OwnOrLibrary {
+        _ = shelfscan_lstm_gates_use(own ? 1 : 0)
+        return lstmGates
+    }
+
+    /// The gates' self-check so far: regions computed both ways, and how many differed.
+    public static var lstmGateChecks: (regions: Int, differed: Int) {
+        var regions = 0, differed = 0
+        shelfscan_lstm_gates_checked(&regions, &differed)
+        return (regions, differed)
+    }
+
+    /// How many of `count` random values the executable's tanh and logistic and the library's
+    /// differ on (nil where the executable's cannot run here).
+    public static func lstmGateDisagreements(count: Int, seed: UInt32) -> Int? {
+        let n = shelfscan_lstm_gates_compare(Int32(count), seed)
         return n < 0 ? nil : n
     }
 

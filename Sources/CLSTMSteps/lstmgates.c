@@ -1,0 +1,298 @@
+// See include/lstmgates.h.
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+#include "lstmgates.h"
+#include "openmp.h"
+
+// Every float operation below is the library's, one by one: never fused.
+#pragma clang fp contract(off)
+
+extern const char *TessVersion(void);
+
+// WeightMatrix::MatrixDotVector(const int8_t *, float *) const: the library's (its kernel, or
+// CLSTMSteps/intmatrix.c's where installed).
+void shelfscan_weights_dot(const void *weights, const int8_t *u, float *v)
+    __asm__("_ZNK9tesseract12WeightMatrix15MatrixDotVectorEPKaPf");
+
+// What libtesseract 5.3.0's `LSTM::Forward` hands its sections region (read off Debian's machine
+// code, the outlined function at 0x285520 in libtesseract.so.5.3.0, 0x750 bytes): the LSTM, its
+// five temporary lines (NetworkScratch::FloatVec, 24 bytes each, the floats at 8), the float
+// input, the time step.
+struct region_data {
+    const char *lstm;
+    const char *temp_lines;
+    const void *curr_input;
+    int t;
+};
+enum {
+    function_offset = 0x285520, function_size = 0x750,
+    // Where that code reads the LSTM's fields: ns_, is_2d_, the gate weights (WeightMatrix, 0xf8
+    // bytes each, CI GI GF1 GO GFS), source_'s int array, its row length and its int mode.
+    ns_at = 0x64, is_2d_at = 0x6c, gates_at = 0x70, gate_size = 0xf8,
+    source_ints_at = 0x578, source_row_at = 0x588, source_int_mode_at = 0x590,
+    float_vec_size = 24, float_vec_data_at = 8,
+};
+static const uint64_t function_hash = 0x3555120a5be0bbd1ULL;  // FNV-1a 64 of the function's bytes
+
+// FullyConnected::ForwardTimeStep(int t, float *output) in libtesseract 5.3.0 (0x4c0 bytes of
+// machine code from its entry, checked): its type_ (NetworkType: NT_LOGISTIC 16, NT_TANH 19) and
+// no_ read at 8 and 0x1c, the activation applied in place to its `no_` outputs.
+enum { fc_type_at = 0x8, fc_outputs_at = 0x1c, fc_logistic = 16, fc_tanh = 19, fc_size = 0x4c0 };
+static const uint64_t fc_hash = 0xa41b4a8ee5fc4b78ULL;
+#define FC_STEP "_ZN9tesseract14FullyConnected15ForwardTimeStepEiPf"
+typedef void (*fc_step_fn)(void *fc, int t, float *output);
+static fc_step_fn library_fc_step;
+static bool fc_found;
+static long fc_checked[2];
+
+static pthread_once_t decided = PTHREAD_ONCE_INIT;
+static int state;           // 0 undecided, 1 here, 2 the library
+static bool checks_passed;
+static const void *region_function;
+static const float *tanh_table, *logistic_table;
+static long checked, differed;
+enum { self_checks = 64 };
+
+#if defined(__x86_64__)
+#define GATES __attribute__((target("avx2,avx512f,avx512dq,avx512vl")))
+
+// The library's Tanh (tanh = 1) or Logistic (tanh = 0) over 8 values: for x < 0, of -x, then
+// negated (tanh) or taken from 1 (logistic); x times 256, truncated to a 64-bit int (cvttss2si)
+// whose low 32 bits index the table unless over 4094 (then 1, -1 for tanh's negatives, 0 for
+// logistic's); t0 + (t1 - t0) * (x - index), index back to float as a 32-bit int.
+static GATES inline __attribute__((always_inline)) __m256 activate8(__m256 x, const float *table, bool tanh) {
+    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), sign = _mm256_set1_ps(-0.0f);
+    const __m256 negative = _mm256_cmp_ps(x, zero, _CMP_LT_OQ);
+    const __m256 a = _mm256_xor_ps(x, _mm256_and_ps(negative, sign));
+    const __m256 scaled = _mm256_mul_ps(a, _mm256_set1_ps(256.0f));
+    const __m256i index = _mm512_cvtepi64_epi32(_mm512_cvttps_epi64(scaled));
+    const __mmask8 beyond = _mm256_cmpgt_epu32_mask(index, _mm256_set1_epi32(4094));
+    const __m256i safe = _mm256_mask_blend_epi32(beyond, index, _mm256_setzero_si256());
+    const __m256 t0 = _mm256_i32gather_ps(table, safe, 4);
+    const __m256 t1 = _mm256_i32gather_ps(table, _mm256_add_epi32(safe, _mm256_set1_epi32(1)), 4);
+    const __m256 fraction = _mm256_sub_ps(scaled, _mm256_cvtepi32_ps(safe));
+    __m256 r = _mm256_add_ps(_mm256_mul_ps(_mm256_sub_ps(t1, t0), fraction), t0);
+    r = _mm256_mask_blend_ps(beyond, r, one);
+    if (tanh) return _mm256_xor_ps(r, _mm256_and_ps(negative, sign));
+    return _mm256_blendv_ps(r, _mm256_sub_ps(one, r), negative);
+}
+
+static GATES void activate(float *v, int n, const float *table, bool tanh) {
+    int i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(v + i, activate8(_mm256_loadu_ps(v + i), table, tanh));
+    if (i < n) {
+        float rest[8] = {0};
+        memcpy(rest, v + i, sizeof(float) * (size_t)(n - i));
+        _mm256_storeu_ps(rest, activate8(_mm256_loadu_ps(rest), table, tanh));
+        memcpy(v + i, rest, sizeof(float) * (size_t)(n - i));
+    }
+}
+
+// The library's loop for one value, instruction for instruction (for the probe).
+static float library_activation(float x, const float *table, bool tanh) {
+    bool negative = 0.0f > x;
+    float a = negative ? -x : x;
+    float scaled = a * 256.0f;
+    unsigned index = (unsigned)_mm_cvttss_si64(_mm_set_ss(scaled));
+    float r;
+    if (index > 4094) {
+        r = 1.0f;
+    } else {
+        float t0 = table[index], t1 = table[index + 1];
+        r = (t1 - t0) * (scaled - (float)(int)index) + t0;
+    }
+    if (!negative) return r;
+    return tanh ? -r : 1.0f - r;
+}
+
+static bool processor_has_gates(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")
+        && __builtin_cpu_supports("avx512vl");
+}
+#endif
+
+static uint64_t fnv(const unsigned char *bytes, size_t n) {
+    uint64_t x = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        x ^= bytes[i];
+        x *= 1099511628211ULL;
+    }
+    return x;
+}
+
+static void decide(void) {
+    bool found = false;
+    const char *version = TessVersion();
+#if defined(__x86_64__)
+    void *anchor = dlsym(RTLD_DEFAULT, "_ZN9tesseract4LSTM13ResizeForwardERKNS_9NetworkIOE");
+    Dl_info info;
+    if (processor_has_gates() && version && strcmp(version, "5.3.0") == 0 && anchor && dladdr(anchor, &info) && info.dli_fbase) {
+        const unsigned char *function = (const unsigned char *)info.dli_fbase + function_offset;
+        tanh_table = (const float *)dlsym(RTLD_DEFAULT, "_ZN9tesseract9TanhTableE");
+        logistic_table = (const float *)dlsym(RTLD_DEFAULT, "_ZN9tesseract13LogisticTableE");
+        found = tanh_table && logistic_table && fnv(function, function_size) == function_hash;
+        if (found) region_function = function;
+    }
+#endif
+    library_fc_step = (fc_step_fn)dlsym(RTLD_NEXT, FC_STEP);
+#if defined(__x86_64__)
+    fc_found = found && library_fc_step && fnv((const unsigned char *)library_fc_step, fc_size) == fc_hash;
+#endif
+    checks_passed = found && shelfscan_lstm_gates_compare(4096, 1) == 0;
+    const char *setting = getenv("SHELFSCAN_LSTM_GATES");
+    bool on = checks_passed && !(setting && strcmp(setting, "off") == 0);
+    __atomic_store_n(&state, on ? 1 : 2, __ATOMIC_RELEASE);
+}
+
+#if defined(__x86_64__)
+// The region's work: each gate's product into its line, then its activation (CI tanh, the
+// others logistic), as the library's sections do one after another.
+static void gates(const struct region_data *d, float *const lines[4]) {
+    const char *lstm = d->lstm;
+    const int ns = *(const int *)(lstm + ns_at);
+    const int8_t *row = *(int8_t *const *)(lstm + source_ints_at) + (long)d->t * *(const int *)(lstm + source_row_at);
+    for (int g = 0; g < 4; g++) {
+        shelfscan_weights_dot(lstm + gates_at + g * gate_size, row, lines[g]);
+        activate(lines[g], ns, g == 0 ? tanh_table : logistic_table, g == 0);
+    }
+}
+#endif
+
+static int hook(void (*fn)(void *), void *data, unsigned count) {
+#if defined(__x86_64__)
+    if (fn != (void (*)(void *))region_function || count != 4 || __atomic_load_n(&state, __ATOMIC_RELAXED) != 1) return 0;
+    const struct region_data *d = data;
+    if (!*(const bool *)(d->lstm + source_int_mode_at) || *(const bool *)(d->lstm + is_2d_at)) return 0;
+    float *lines[4];
+    for (int g = 0; g < 4; g++) lines[g] = *(float *const *)(d->temp_lines + g * float_vec_size + float_vec_data_at);
+    if (__atomic_load_n(&checked, __ATOMIC_RELAXED) >= self_checks) {
+        gates(d, lines);
+        return 1;
+    }
+    // Self-check: this code's lines beside the library's, compared bit for bit.
+    const int ns = *(const int *)(d->lstm + ns_at);
+    // Room for the product's rounded outputs (16 at a time at most).
+    float *ours = malloc(sizeof(float) * 4 * (size_t)(ns + 64));
+    if (!ours) return 0;
+    float *mine[4];
+    for (int g = 0; g < 4; g++) mine[g] = ours + g * (ns + 64);
+    gates(d, mine);
+    shelfscan_openmp_run_sections(fn, data, count);
+    bool same = true;
+    for (int g = 0; g < 4; g++) same = same && memcmp(mine[g], lines[g], sizeof(float) * (size_t)ns) == 0;
+    free(ours);
+    __atomic_add_fetch(&checked, 1, __ATOMIC_RELAXED);
+    if (!same) {
+        __atomic_add_fetch(&differed, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+    }
+    return 1;
+#else
+    (void)fn;
+    (void)data;
+    (void)count;
+    return 0;
+#endif
+}
+
+// The definition libtesseract's calls reach (exported, see Package.swift): a tanh or logistic
+// layer's activation here, every other layer's (softmax...) the library's. The first 64 steps of
+// each of the two are computed both ways and compared, as the LSTM's regions are.
+void shelfscan_fc_time_step(void *fc, int t, float *output) __asm__(FC_STEP);
+void shelfscan_fc_time_step(void *fc, int t, float *output) {
+    int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
+    if (__builtin_expect(s == 0, 0)) {
+        pthread_once(&decided, decide);
+        s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+    }
+#if defined(__x86_64__)
+    const int type = *(const int *)((const char *)fc + fc_type_at);
+    if (s == 1 && fc_found && (type == fc_tanh || type == fc_logistic)) {
+        const int n = *(const int *)((const char *)fc + fc_outputs_at), k = type == fc_tanh;
+        const float *table = k ? tanh_table : logistic_table;
+        if (__atomic_load_n(&fc_checked[k], __ATOMIC_RELAXED) >= self_checks) {
+            activate(output, n, table, k);
+            return;
+        }
+        float *mine = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
+        if (mine) {
+            memcpy(mine, output, sizeof(float) * (size_t)(n > 0 ? n : 0));
+            activate(mine, n, table, k);
+            library_fc_step(fc, t, output);
+            bool same = memcmp(mine, output, sizeof(float) * (size_t)(n > 0 ? n : 0)) == 0;
+            free(mine);
+            __atomic_add_fetch(&fc_checked[k], 1, __ATOMIC_RELAXED);
+            __atomic_add_fetch(&checked, 1, __ATOMIC_RELAXED);
+            if (!same) {
+                __atomic_add_fetch(&differed, 1, __ATOMIC_RELAXED);
+                __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+            }
+            return;
+        }
+    }
+#endif
+    library_fc_step(fc, t, output);
+}
+
+int shelfscan_lstm_gates_install(void) {
+    pthread_once(&decided, decide);
+    shelfscan_openmp_set_sections_hook(hook);
+    return shelfscan_lstm_gates_state();
+}
+
+int shelfscan_lstm_gates_state(void) { return __atomic_load_n(&state, __ATOMIC_ACQUIRE); }
+
+int shelfscan_lstm_gates_use(int on) {
+    pthread_once(&decided, decide);
+    __atomic_store_n(&state, on && checks_passed && __atomic_load_n(&differed, __ATOMIC_RELAXED) == 0 ? 1 : 2, __ATOMIC_RELEASE);
+    return shelfscan_lstm_gates_state();
+}
+
+void shelfscan_lstm_gates_checked(long *regions, long *differences) {
+    *regions = __atomic_load_n(&checked, __ATOMIC_RELAXED);
+    *differences = __atomic_load_n(&differed, __ATOMIC_RELAXED);
+}
+
+long shelfscan_lstm_gates_compare(int count, unsigned seed) {
+#if defined(__x86_64__)
+    if (!tanh_table || !logistic_table || !processor_has_gates()) return -1;
+    // Values around the tables' range and past it, both signs, zeros, infinities and NaN.
+    static const float special[] = {0.0f, -0.0f, 1.0f / 256, -1.0f / 256, 15.99f, -15.99f, 15.996f, -15.996f, 16.0f, -16.0f,
+                                    1e7f, -1e7f, 1.6777216e7f, 3e9f, -3e9f, 1e20f, -1e20f, __builtin_inff(), -__builtin_inff(),
+                                    __builtin_nanf("")};
+    long differences = 0;
+    enum { batch = 37 };  // not a multiple of 8: the tail too
+    float values[batch], ours[batch];
+    for (int done = 0; done < count; done += batch) {
+        for (int k = 0; k < batch; k++) {
+            unsigned r = (unsigned)rand_r(&seed);
+            values[k] = r % 7 == 0 ? special[(unsigned)rand_r(&seed) % (sizeof special / sizeof *special)]
+                                   : (((float)rand_r(&seed) / (float)RAND_MAX) * 2.0f - 1.0f) * (r % 3 == 0 ? 40.0f : 8.0f);
+        }
+        for (int tanh = 0; tanh < 2; tanh++) {
+            const float *table = tanh ? tanh_table : logistic_table;
+            memcpy(ours, values, sizeof values);
+            activate(ours, batch, table, tanh);
+            for (int k = 0; k < batch; k++) {
+                float theirs = library_activation(values[k], table, tanh);
+                differences += memcmp(&theirs, &ours[k], sizeof theirs) != 0;
+            }
+        }
+    }
+    return differences;
+#else
+    (void)count;
+    (void)seed;
+    return -1;
+#endif
+}
