@@ -8,7 +8,8 @@ import PackageDescription
 // readings), COpenMP's GOMP_* (Tesseract's OpenMP regions, run on the calling thread),
 // CLSTMSteps's tesseract::StrideMap::Index methods, NetworkIO's WriteTimeStepPart and
 // MaxpoolTimeStep, and Convolve::Forward (the LSTM's smallest steps), and FullyConnected's
-// ForwardTimeStep (its tanh and logistic layers' activations, lstmgates.c).
+// ForwardTimeStep (its tanh and logistic layers' activations, lstmgates.c), and CRotateAM's
+// pixRotateAMGray (Leptonica's rotation of gray pictures).
 let interposed = LinkerSetting.unsafeFlags(
     ["png_set_compression_level", "pixWriteMem", "pixInvert", "GOMP_parallel", "GOMP_parallel_sections", "GOMP_sections_next",
      "GOMP_sections_end_nowait",
@@ -17,7 +18,7 @@ let interposed = LinkerSetting.unsafeFlags(
      "_ZN9tesseract9StrideMap5Index15SetTFromIndicesEv", "_ZN9tesseract9StrideMap5Index9AddOffsetEiNS_14FlexDimensionsE",
      "_ZN9tesseract9NetworkIO17WriteTimeStepPartEiiiPKf", "_ZN9tesseract9NetworkIO15MaxpoolTimeStepEiRKS0_iPi",
      "_ZN9tesseract8Convolve7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_",
-     "_ZN9tesseract14FullyConnected15ForwardTimeStepEiPf",
+     "_ZN9tesseract14FullyConnected15ForwardTimeStepEiPf", "pixRotateAMGray",
     ].flatMap { ["-Xlinker", "--export-dynamic-symbol=\($0)"] })
 
 let package = Package(
@@ -60,10 +61,14 @@ let package = Package(
             name: "CLSTMSteps",
             dependencies: ["COpenMP"],
             linkerSettings: [.linkedLibrary("dl")]),
+        // Leptonica's rotation of gray pictures by area mapping, 16 pixels at a time (include/rotateam.h).
+        .target(
+            name: "CRotateAM",
+            linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "ShelfScanKit",
             dependencies: [
-                "CLeptonica", "CTesseract", "CZBar", "CCurl", "CFastPNG", "CLineInvert", "COpenMP", "CLSTMSteps",
+                "CLeptonica", "CTesseract", "CZBar", "CCurl", "CFastPNG", "CLineInvert", "COpenMP", "CLSTMSteps", "CRotateAM",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .executableTarget(

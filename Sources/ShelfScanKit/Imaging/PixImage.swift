@@ -1,4 +1,5 @@
 import CLeptonica
+import CRotateAM
 import Foundation
 
 /// An owned Leptonica image. Every operation returns a new image; none mutates `self`.
@@ -313,6 +314,40 @@ public final class PixImage: @unchecked Sendable {
         let q = ((quarterTurns % 4) + 4) % 4
         if q == 0 { return try copy() }
         return try derived("rotate") { pixRotateOrth($0, Int32(q)) }
+    }
+
+    /// Who turns 8-bit gray pictures by area mapping (Leptonica's `pixRotateAMGray`, which
+    /// `rotated(degrees:)` reaches): the executable (`.own`, `CRotateAM`: the same pixels, 16 at a
+    /// time), or Leptonica (`.library`: no AVX-512, another Leptonica than Debian 12's 1.82.0, a
+    /// check that disagreed, or `SHELFSCAN_ROTATE_AM=off`); `.undecided` before the first turn.
+    public static var areaMapRotation: TesseractEngine.OwnOrLibrary {
+        switch shelfscan_rotate_am_state() {
+        case 1: .own
+        case 2: .library
+        default: .undecided
+        }
+    }
+
+    /// Makes the executable turn gray pictures (`own`, where its checks passed) or Leptonica
+    /// (for tests: both give the same pixels).
+    @discardableResult
+    public static func useOwnAreaMapRotation(_ own: Bool) -> TesseractEngine.OwnOrLibrary {
+        _ = shelfscan_rotate_am_use(own ? 1 : 0)
+        return areaMapRotation
+    }
+
+    /// The rotation's self-check so far: turns computed both ways, and how many differed.
+    public static var areaMapRotationChecks: (rotations: Int, differed: Int) {
+        var rotations = 0, differed = 0
+        shelfscan_rotate_am_checked(&rotations, &differed)
+        return (rotations, differed)
+    }
+
+    /// How many of `trials` random gray pictures the executable and Leptonica turn differently
+    /// (nil where the executable's cannot run here).
+    public static func areaMapRotationDisagreements(trials: Int, seed: UInt32) -> Int? {
+        let n = shelfscan_rotate_am_compare(Int32(trials), seed)
+        return n < 0 ? nil : n
     }
 
     /// Rotated by an arbitrary angle in degrees (clockwise), bringing in white at the corners

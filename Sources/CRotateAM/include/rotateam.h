@@ -1,0 +1,34 @@
+#ifndef SHELFSCAN_ROTATEAM_H
+#define SHELFSCAN_ROTATEAM_H
+
+/// Leptonica's rotation of an 8-bit gray picture by area mapping (`pixRotateAMGray`: each
+/// output pixel from the four source pixels around where it comes from, in sixteenths), sixteen
+/// pixels at a time with AVX-512 (the source pixels gathered): leaning spines' crops turned
+/// upright are 10% of a real shelf photo's CPU, one pixel at a time in the library. The same
+/// arithmetic: the source position in single-precision floats operation by operation (the
+/// library's sine and cosine from the same `sincos`), truncated, split into whole pixels and
+/// sixteenths, the same integer weights and rounding; the same pixels.
+///
+/// `rotateam.c` defines `pixRotateAMGray` in the executable (exported, see Package.swift), so
+/// Leptonica's `pixRotate` and `pixRotateAM` reach it. It does the work only with Leptonica
+/// 1.82.0 whose `pixRotateAMGray` is Debian 12's, byte for byte (its arithmetic was read off
+/// that machine code), on a processor with AVX-512 F and BW, for turns of 0.01 radian or more;
+/// the library's runs otherwise, or with `SHELFSCAN_ROTATE_AM=off`. Its first 8 rotations are
+/// computed both ways and compared; one difference hands every later one to the library.
+
+/// 0 before the first rotation decided, 1 when rotations run here, 2 when in the library.
+int shelfscan_rotate_am_state(void);
+
+/// Makes rotations run here (`on` 1, where the checks passed) or in the library (0); returns
+/// the state then. For tests.
+int shelfscan_rotate_am_use(int on);
+
+/// Rotations compared both ways by the self-check so far, and how many differed.
+void shelfscan_rotate_am_checked(long *rotations, long *differed);
+
+/// Rotates `trials` random gray pictures (up to 300 x 300, random turns, grays and ground)
+/// here and in the library and returns how many results differed in any pixel (padding bytes
+/// included); -1 where this code cannot run.
+long shelfscan_rotate_am_compare(int trials, unsigned seed);
+
+#endif

@@ -1,0 +1,244 @@
+// See include/rotateam.h.
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+#include "rotateam.h"
+
+// Every float operation below is the library's, one by one: never fused.
+#pragma clang fp contract(off)
+
+// Leptonica's C API, declared here so this target needs none of its headers.
+struct Pix;
+extern int pixGetDepth(const struct Pix *pix);
+extern int pixGetWidth(const struct Pix *pix);
+extern int pixGetHeight(const struct Pix *pix);
+extern int pixGetWpl(const struct Pix *pix);
+extern uint32_t *pixGetData(struct Pix *pix);
+extern struct Pix *pixCreate(int width, int height, int depth);
+extern struct Pix *pixCreateTemplate(const struct Pix *pixs);
+extern void pixDestroy(struct Pix **pix);
+extern char *getLeptonicaVersion(void);
+
+typedef struct Pix *(*rotate_fn)(struct Pix *pixs, float angle, int grayval);
+
+enum { function_size = 0x400, self_checks = 8 };
+// FNV-1a 64 of Debian 12's pixRotateAMGray, its 0x400 bytes of machine code.
+static const uint64_t function_hash = 0x9e6e211af8085dafULL;
+
+static pthread_once_t decided = PTHREAD_ONCE_INIT;
+static rotate_fn library_rotate;
+static bool checks_passed;
+static int state;
+static long checked, differed;
+
+static uint64_t fnv(const unsigned char *bytes, size_t n) {
+    uint64_t x = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        x ^= bytes[i];
+        x *= 1099511628211ULL;
+    }
+    return x;
+}
+
+#if defined(__x86_64__)
+#define WIDE __attribute__((target("avx2,avx512f,avx512bw,avx512vl")))
+
+// The pixel at byte `n` of the 32-bit words gathered at index n >> 2: Leptonica keeps each
+// word's first pixel in its most significant byte.
+static WIDE inline __attribute__((always_inline)) __m512i byte_of(__m512i words, __m512i n) {
+    const __m512i shift = _mm512_slli_epi32(_mm512_sub_epi32(_mm512_set1_epi32(3), _mm512_and_si512(n, _mm512_set1_epi32(3))), 3);
+    return _mm512_and_si512(_mm512_srlv_epi32(words, shift), _mm512_set1_epi32(0xff));
+}
+
+// pixRotateAMGray's loop (rotateAMGrayLow), 16 output pixels of a row at a time: for pixel j
+// of row i, xdif = xcen - j, ydif = ycen - i; xpm = (int)((-xdif) * cosa - ydif * sina) and
+// ypm = (int)(xdif * sina + (-ydif) * cosa) in floats as the library's code computes them
+// (each product rounded, then the sum); xp = xcen + (xpm >> 4), yp = ycen + (ypm >> 4); outside
+// 0...w-2 x 0...h-2 the gray given, else the four pixels weighed by (16 - xf or xf) x (16 - yf
+// or yf), plus 128, over 256.
+static WIDE void rotate_rows(const uint32_t *datas, int wpls, uint32_t *datad, int wpld, int w, int h, float sina, float cosa,
+                             int grayval) {
+    const int xcen = w / 2, ycen = h / 2, wm2 = w - 2, hm2 = h - 2;
+    const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i sixteen = _mm512_set1_epi32(16), fifteen = _mm512_set1_epi32(15);
+    const __m512 vcosa = _mm512_set1_ps(cosa), vsina = _mm512_set1_ps(sina);
+    const __m512i gray = _mm512_set1_epi32(grayval & 0xff);
+    const __m128i swap = _mm_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
+    const int *words = (const int *)datas;
+    for (int i = 0; i < h; i++) {
+        const int ydif = ycen - i;
+        const __m512 a = _mm512_set1_ps((float)ydif * sina);
+        const __m512 b = _mm512_set1_ps((float)(-ydif) * cosa);
+        uint8_t *lined = (uint8_t *)(datad + (size_t)i * (size_t)wpld);
+        for (int j = 0; j < w; j += 16) {
+            const __m512i minus_xdif = _mm512_sub_epi32(_mm512_add_epi32(_mm512_set1_epi32(j), lanes), _mm512_set1_epi32(xcen));
+            const __m512i xdif = _mm512_sub_epi32(_mm512_setzero_si512(), minus_xdif);
+            const __m512i xpm = _mm512_cvttps_epi32(_mm512_sub_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(minus_xdif), vcosa), a));
+            const __m512i ypm = _mm512_cvttps_epi32(_mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(xdif), vsina), b));
+            const __m512i xp = _mm512_add_epi32(_mm512_srai_epi32(xpm, 4), _mm512_set1_epi32(xcen));
+            const __m512i yp = _mm512_add_epi32(_mm512_srai_epi32(ypm, 4), _mm512_set1_epi32(ycen));
+            const __mmask16 inside = _mm512_cmpge_epi32_mask(_mm512_or_si512(xp, yp), _mm512_setzero_si512())
+                & _mm512_cmple_epi32_mask(xp, _mm512_set1_epi32(wm2)) & _mm512_cmple_epi32_mask(yp, _mm512_set1_epi32(hm2));
+            __m512i value = gray;
+            if (inside) {
+                const __m512i xf = _mm512_and_si512(xpm, fifteen), yf = _mm512_and_si512(ypm, fifteen);
+                const __m512i row = _mm512_mullo_epi32(yp, _mm512_set1_epi32(wpls));
+                const __m512i next = _mm512_add_epi32(xp, _mm512_set1_epi32(1));
+                const __m512i at0 = _mm512_add_epi32(row, _mm512_srai_epi32(xp, 2));
+                const __m512i at1 = _mm512_add_epi32(row, _mm512_srai_epi32(next, 2));
+                const __m512i below = _mm512_set1_epi32(wpls);
+                const __m512i zero = _mm512_setzero_si512();
+                const __m512i p00 = byte_of(_mm512_mask_i32gather_epi32(zero, inside, at0, words, 4), xp);
+                const __m512i p10 = byte_of(_mm512_mask_i32gather_epi32(zero, inside, at1, words, 4), next);
+                const __m512i p01 = byte_of(_mm512_mask_i32gather_epi32(zero, inside, _mm512_add_epi32(at0, below), words, 4), xp);
+                const __m512i p11 = byte_of(_mm512_mask_i32gather_epi32(zero, inside, _mm512_add_epi32(at1, below), words, 4), next);
+                const __m512i rx = _mm512_sub_epi32(sixteen, xf), ry = _mm512_sub_epi32(sixteen, yf);
+                __m512i sum = _mm512_mullo_epi32(_mm512_mullo_epi32(rx, ry), p00);
+                sum = _mm512_add_epi32(sum, _mm512_mullo_epi32(_mm512_mullo_epi32(xf, ry), p10));
+                sum = _mm512_add_epi32(sum, _mm512_mullo_epi32(_mm512_mullo_epi32(rx, yf), p01));
+                sum = _mm512_add_epi32(sum, _mm512_mullo_epi32(_mm512_mullo_epi32(xf, yf), p11));
+                sum = _mm512_srli_epi32(_mm512_add_epi32(sum, _mm512_set1_epi32(128)), 8);
+                value = _mm512_mask_blend_epi32(inside, gray, _mm512_and_si512(sum, _mm512_set1_epi32(0xff)));
+            }
+            // Bytes in pixel order, then each word's four turned round (Leptonica's order).
+            const __m128i bytes = _mm_shuffle_epi8(_mm512_cvtepi32_epi8(value), swap);
+            if (j + 16 <= w) {
+                _mm_storeu_si128((__m128i *)(lined + j), bytes);
+            } else {
+                uint8_t out[16];
+                _mm_storeu_si128((__m128i *)out, bytes);
+                // out[k] holds pixel j + (k ^ 3): only the row's own pixels are written.
+                for (int k = 0; k < 16; k++)
+                    if (j + (k ^ 3) < w) lined[j + k] = out[k];
+            }
+        }
+    }
+}
+
+static bool processor_has_wide(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+        && __builtin_cpu_supports("avx512vl");
+}
+#endif
+
+static bool runnable(void);
+
+static void decide(void) {
+    library_rotate = (rotate_fn)dlsym(RTLD_NEXT, "pixRotateAMGray");
+    bool found = runnable();
+    checks_passed = found && shelfscan_rotate_am_compare(40, 1) == 0;
+    const char *setting = getenv("SHELFSCAN_ROTATE_AM");
+    bool on = checks_passed && !(setting && strcmp(setting, "off") == 0);
+    __atomic_store_n(&state, on ? 1 : 2, __ATOMIC_RELEASE);
+}
+
+static bool runnable(void) {
+#if defined(__x86_64__)
+    if (!library_rotate || !processor_has_wide()) return false;
+    char *version = getLeptonicaVersion();
+    bool same = version && strcmp(version, "leptonica-1.82.0") == 0;
+    free(version);
+    return same && fnv((const unsigned char *)library_rotate, function_size) == function_hash;
+#else
+    return false;
+#endif
+}
+
+// Here, for 8-bit pictures and turns of 0.01 radian or more (the library's checks, its clone
+// of nearly level pictures and its errors all stay the library's).
+static struct Pix *rotate_here(struct Pix *pixs, float angle, int grayval) {
+#if defined(__x86_64__)
+    struct Pix *pixd = pixCreateTemplate(pixs);
+    if (!pixd) return NULL;
+    double s, c;
+    sincos((double)angle, &s, &c);
+    const float sina = (float)(16.0 * s), cosa = (float)(16.0 * c);
+    rotate_rows(pixGetData(pixs), pixGetWpl(pixs), pixGetData(pixd), pixGetWpl(pixd), pixGetWidth(pixs), pixGetHeight(pixs),
+                sina, cosa, grayval);
+    return pixd;
+#else
+    (void)angle;
+    (void)grayval;
+    return library_rotate(pixs, angle, grayval);
+#endif
+}
+
+static bool same_pixels(struct Pix *a, struct Pix *b) {
+    if (!a || !b) return a == b;
+    if (pixGetWidth(a) != pixGetWidth(b) || pixGetHeight(a) != pixGetHeight(b) || pixGetWpl(a) != pixGetWpl(b)) return false;
+    return memcmp(pixGetData(a), pixGetData(b), sizeof(uint32_t) * (size_t)pixGetWpl(a) * (size_t)pixGetHeight(a)) == 0;
+}
+
+struct Pix *pixRotateAMGray(struct Pix *pixs, float angle, int grayval) {
+    int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
+    if (__builtin_expect(s == 0, 0)) {
+        pthread_once(&decided, decide);
+        s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+    }
+    if (s != 1 || !pixs || pixGetDepth(pixs) != 8 || !(fabsf(angle) >= 0.01f) || pixGetWidth(pixs) < 2 || pixGetHeight(pixs) < 2)
+        return library_rotate(pixs, angle, grayval);
+    if (__atomic_load_n(&checked, __ATOMIC_RELAXED) >= self_checks) return rotate_here(pixs, angle, grayval);
+    // Self-check: the library's result stands; any difference hands every later one to it.
+    struct Pix *theirs = library_rotate(pixs, angle, grayval);
+    struct Pix *ours = rotate_here(pixs, angle, grayval);
+    bool same = same_pixels(theirs, ours);
+    pixDestroy(&ours);
+    __atomic_add_fetch(&checked, 1, __ATOMIC_RELAXED);
+    if (!same) {
+        __atomic_add_fetch(&differed, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+    }
+    return theirs;
+}
+
+int shelfscan_rotate_am_state(void) { return __atomic_load_n(&state, __ATOMIC_ACQUIRE); }
+
+int shelfscan_rotate_am_use(int on) {
+    pthread_once(&decided, decide);
+    __atomic_store_n(&state, on && checks_passed && __atomic_load_n(&differed, __ATOMIC_RELAXED) == 0 ? 1 : 2, __ATOMIC_RELEASE);
+    return shelfscan_rotate_am_state();
+}
+
+void shelfscan_rotate_am_checked(long *rotations, long *differences) {
+    *rotations = __atomic_load_n(&checked, __ATOMIC_RELAXED);
+    *differences = __atomic_load_n(&differed, __ATOMIC_RELAXED);
+}
+
+long shelfscan_rotate_am_compare(int trials, unsigned seed) {
+    if (!library_rotate) library_rotate = (rotate_fn)dlsym(RTLD_NEXT, "pixRotateAMGray");
+    if (!runnable()) return -1;
+    long differences = 0;
+    for (int t = 0; t < trials; t++) {
+        int w = 2 + (int)(rand_r(&seed) % 299), h = 2 + (int)(rand_r(&seed) % 299);
+        struct Pix *pix = pixCreate(w, h, 8);
+        if (!pix) return -1;
+        uint32_t *data = pixGetData(pix);
+        // Smooth gradients with noise, so neighbours differ as in photos.
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                int v = (x * 7 + y * 3 + (int)(rand_r(&seed) % 40)) & 0xff;
+                uint8_t *line = (uint8_t *)(data + (size_t)y * (size_t)pixGetWpl(pix));
+                line[x ^ 3] = (uint8_t)v;
+            }
+        float angle = (((float)rand_r(&seed) / (float)RAND_MAX) * 2.0f - 1.0f) * (rand_r(&seed) % 4 == 0 ? 3.1f : 0.4f);
+        if (fabsf(angle) < 0.01f) angle = 0.25f;
+        int grayval = rand_r(&seed) % 2 ? 255 : (int)(rand_r(&seed) % 256);
+        struct Pix *theirs = library_rotate(pix, angle, grayval);
+        struct Pix *ours = rotate_here(pix, angle, grayval);
+        differences += !same_pixels(theirs, ours);
+        pixDestroy(&theirs);
+        pixDestroy(&ours);
+        pixDestroy(&pix);
+    }
+    return differences;
+}
