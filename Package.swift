@@ -19,6 +19,7 @@ let interposed = LinkerSetting.unsafeFlags(
      "_ZN9tesseract9NetworkIO17WriteTimeStepPartEiiiPKf", "_ZN9tesseract9NetworkIO15MaxpoolTimeStepEiRKS0_iPi",
      "_ZN9tesseract8Convolve7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_",
      "_ZN9tesseract14FullyConnected15ForwardTimeStepEiPf", "pixRotateAMGray",
+     "_ZN9tesseract4LSTM7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_",
     ].flatMap { ["-Xlinker", "--export-dynamic-symbol=\($0)"] })
 
 let package = Package(

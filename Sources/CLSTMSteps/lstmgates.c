@@ -54,6 +54,38 @@ static fc_step_fn library_fc_step;
 static bool fc_found;
 static long fc_checked[2];
 
+// LSTM::Forward in libtesseract 5.3.0 (0x1410 bytes of machine code, checked), replaced for the
+// common case (see `forward_here`); the LSTM's other fields it reads: ni_ 0x18, no_ 0x1c, type_ 8
+// (NT_LSTM 14, NT_LSTM_SUMMARY 15), training_ 0xc (TS_ENABLED 1), nf_ 0x68, softmax_ 0x548,
+// input_width_ 0x9a8; a NetworkIO's int mode at 0x40, its stride map at 0x48, its int8 array,
+// rows and row length at 0x28, 0x34, 0x38, its float array at 8, 0x14, 0x18.
+#define LSTM_FORWARD "_ZN9tesseract4LSTM7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_"
+enum {
+    forward_size = 0x1410, lstm_ni_at = 0x18, lstm_no_at = 0x1c, lstm_type_at = 0x8, lstm_training_at = 0xc,
+    lstm_nf_at = 0x68, lstm_softmax_at = 0x548, lstm_input_width_at = 0x9a8, lstm_source_at = 0x550,
+    nt_lstm = 14, nt_lstm_summary = 15, ts_enabled = 1,
+    io_int_mode_at = 0x40, io_map_at = 0x48, io_ints_at = 0x28, io_int_rows_at = 0x34, io_int_row_at = 0x38,
+    io_floats_at = 0x8, io_float_rows_at = 0x14, io_float_row_at = 0x18,
+    width_dim = 2, forward_self_checks = 16,
+};
+static const uint64_t forward_hash = 0x684b204f00f7a349ULL;
+typedef void (*forward_fn)(void *lstm, bool debug, const void *input, const void *transposed, void *scratch, void *output);
+static forward_fn library_forward;
+static bool forward_found;
+static long forward_checked;
+void shelfscan_resize_to_map(void *io, bool int_mode, const void *map, int features)
+    __asm__("_ZN9tesseract9NetworkIO11ResizeToMapEbRKNS_9StrideMapEi");
+void shelfscan_resize_x_to_1(void *io, const void *src, int features) __asm__("_ZN9tesseract9NetworkIO10ResizeXTo1ERKS0_i");
+void shelfscan_resize_forward(void *lstm, const void *input) __asm__("_ZN9tesseract4LSTM13ResizeForwardERKNS_9NetworkIOE");
+void shelfscan_copy_time_step(void *io, int dest_t, int dest_offset, int features, const void *src, int src_t, int src_offset)
+    __asm__("_ZN9tesseract9NetworkIO19CopyTimeStepGeneralEiiiRKS0_ii");
+void shelfscan_write_time_step(void *io, int t, const float *values) __asm__("_ZN9tesseract9NetworkIO13WriteTimeStepEiPKf");
+// These three are the executable's own (lstmsteps.c), reached under the library's names.
+void shelfscan_write_step_part(void *io, int t, int offset, int n, const float *values) __asm__("_ZN9tesseract9NetworkIO17WriteTimeStepPartEiiiPKf");
+struct step_index { const void *map; int t; int indices[3]; };
+bool shelfscan_index_increment(struct step_index *ix) __asm__("_ZN9tesseract9StrideMap5Index9IncrementEv");
+bool shelfscan_index_is_last(const struct step_index *ix, int dim) __asm__("_ZNK9tesseract9StrideMap5Index6IsLastENS_14FlexDimensionsE");
+
 static pthread_once_t decided = PTHREAD_ONCE_INIT;
 static int state;           // 0 undecided, 1 here, 2 the library
 static bool checks_passed;
@@ -145,6 +177,10 @@ static void decide(void) {
     }
 #endif
     library_fc_step = (fc_step_fn)dlsym(RTLD_NEXT, FC_STEP);
+    library_forward = (forward_fn)dlsym(RTLD_NEXT, LSTM_FORWARD);
+#if defined(__x86_64__)
+    forward_found = found && library_forward && fnv((const unsigned char *)library_forward, forward_size) == forward_hash;
+#endif
 #if defined(__x86_64__)
     fc_found = found && library_fc_step && fnv((const unsigned char *)library_fc_step, fc_size) == fc_hash;
 #endif
@@ -242,6 +278,123 @@ void shelfscan_fc_time_step(void *fc, int t, float *output) {
     }
 #endif
     library_fc_step(fc, t, output);
+}
+
+#if defined(__x86_64__)
+// Per-thread lines for `forward_here`: 4 gates (room for the product's rounded outputs), the
+// state and the output.
+static __thread float *forward_lines;
+static __thread int forward_room;
+
+// LSTM::Forward for a one-dimensional int-mode LSTM without softmax, not training, not
+// debugging: the library's steps in its order. The output sized as the library sizes it, the
+// source resized (`ResizeForward`); then for each position of the input's stride map: its
+// inputs and the last output copied into the source row, the four gates, the state times the
+// forget gate, plus cell input times input gate, clipped to +-100, the output tanh(state) times
+// the output gate, written at the position (a summary LSTM: at the end of each row only), state
+// and output zeroed at the end of each row. The input's map is walked where the library walks
+// its copy of it (`input_map_`, which only `Backward`, in training, reads besides).
+static void forward_here(char *lstm, const char *input, char *output) {
+    const int ni = *(const int *)(lstm + lstm_ni_at), no = *(const int *)(lstm + lstm_no_at), ns = *(const int *)(lstm + ns_at);
+    const bool summary = *(const int *)(lstm + lstm_type_at) == nt_lstm_summary;
+    *(int *)(lstm + lstm_input_width_at) = *(const int *)(input + io_int_rows_at);
+    if (summary) shelfscan_resize_x_to_1(output, input, no);
+    else shelfscan_resize_to_map(output, true, input + io_map_at, no);
+    shelfscan_resize_forward(lstm, input);
+    const int room = ns + 64;
+    if (forward_room < room) {
+        free(forward_lines);
+        forward_lines = malloc(sizeof(float) * 6 * (size_t)room);
+        if (!forward_lines) abort();
+        forward_room = room;
+    }
+    float *lines[4];
+    for (int g = 0; g < 4; g++) lines[g] = forward_lines + g * room;
+    float *cell = forward_lines + 4 * room, *out = forward_lines + 5 * room;
+    memset(cell, 0, sizeof(float) * (size_t)ns);
+    memset(out, 0, sizeof(float) * (size_t)ns);
+    char *source = lstm + lstm_source_at;
+    struct step_index src = {input + io_map_at, 0, {0, 0, 0}}, dest = {output + io_map_at, 0, {0, 0, 0}};
+    const float lower = -100.0f, upper = 100.0f;
+    do {
+        const int t = src.t;
+        shelfscan_copy_time_step(source, t, 0, ni, input, t, 0);
+        shelfscan_write_step_part(source, t, ni, ns, out);
+        struct region_data d = {lstm, NULL, NULL, t};
+        gates(&d, lines);
+        for (int i = 0; i < ns; i++) cell[i] = cell[i] * lines[2][i];
+        for (int i = 0; i < ns; i++) cell[i] = lines[0][i] * lines[1][i] + cell[i];
+        for (int i = 0; i < ns; i++) {
+            float x = cell[i];
+            if (lower > x) x = lower;
+            else if (x > upper) x = upper;
+            cell[i] = x;
+        }
+        memcpy(out, cell, sizeof(float) * (size_t)ns);
+        activate(out, ns, tanh_table, true);
+        for (int i = 0; i < ns; i++) out[i] = out[i] * lines[3][i];
+        if (summary) {
+            if (shelfscan_index_is_last(&src, width_dim)) {
+                shelfscan_write_time_step(output, dest.t, out);
+                shelfscan_index_increment(&dest);
+            }
+        } else {
+            shelfscan_write_time_step(output, t, out);
+        }
+        if (shelfscan_index_is_last(&src, width_dim)) {
+            memset(cell, 0, sizeof(float) * (size_t)ns);
+            memset(out, 0, sizeof(float) * (size_t)ns);
+        }
+    } while (shelfscan_index_increment(&src));
+}
+#endif
+
+// The definition libtesseract's calls reach (its vtables' entry, exported, see Package.swift).
+// The first 16 calls taken here run the library's first, keep its output, run this one and
+// compare the two outputs byte for byte (the library's stands).
+void shelfscan_lstm_forward(void *lstm, bool debug, const void *input, const void *transposed, void *scratch, void *output)
+    __asm__(LSTM_FORWARD);
+void shelfscan_lstm_forward(void *lstm, bool debug, const void *input, const void *transposed, void *scratch, void *output) {
+    int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
+    if (__builtin_expect(s == 0, 0)) {
+        pthread_once(&decided, decide);
+        s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+    }
+#if defined(__x86_64__)
+    const char *l = lstm, *in = input;
+    const int type = *(const int *)(l + lstm_type_at);
+    if (s == 1 && forward_found && !debug && *(const bool *)(in + io_int_mode_at) && !*(void *const *)(l + lstm_softmax_at)
+        && !*(const bool *)(l + is_2d_at) && *(const int *)(l + lstm_training_at) != ts_enabled && *(const int *)(l + lstm_nf_at) == 0
+        && (type == nt_lstm || type == nt_lstm_summary)) {
+        if (__atomic_load_n(&forward_checked, __ATOMIC_RELAXED) >= forward_self_checks) {
+            forward_here(lstm, input, output);
+            return;
+        }
+        library_forward(lstm, debug, input, transposed, scratch, output);
+        char *o = output;
+        const size_t bytes = (size_t)*(int *)(o + io_int_rows_at) * (size_t)*(int *)(o + io_int_row_at);
+        unsigned char *theirs = malloc(bytes ? bytes : 1);
+        if (!theirs || !*(bool *)(o + io_int_mode_at)) {
+            free(theirs);
+            return;
+        }
+        memcpy(theirs, *(void **)(o + io_ints_at), bytes);
+        forward_here(lstm, input, output);
+        bool same = (size_t)*(int *)(o + io_int_rows_at) * (size_t)*(int *)(o + io_int_row_at) == bytes
+            && memcmp(theirs, *(void **)(o + io_ints_at), bytes) == 0;
+        if (!same && (size_t)*(int *)(o + io_int_rows_at) * (size_t)*(int *)(o + io_int_row_at) == bytes)
+            memcpy(*(void **)(o + io_ints_at), theirs, bytes);
+        free(theirs);
+        __atomic_add_fetch(&forward_checked, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&checked, 1, __ATOMIC_RELAXED);
+        if (!same) {
+            __atomic_add_fetch(&differed, 1, __ATOMIC_RELAXED);
+            __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+        }
+        return;
+    }
+#endif
+    library_forward(lstm, debug, input, transposed, scratch, output);
 }
 
 int shelfscan_lstm_gates_install(void) {

@@ -15,6 +15,14 @@
 /// LSTM in int mode, on a processor with AVX-512 F, DQ and VL; otherwise, or with
 /// `SHELFSCAN_LSTM_GATES=off`, the library's own code runs. Its first 64 regions are computed
 /// both ways and compared bit for bit; one difference hands every later region to the library.
+///
+/// `FullyConnected::ForwardTimeStep(int, float *)` (a layer's activation after its product) and
+/// `LSTM::Forward` itself are defined here too (exported, see Package.swift): the first for tanh
+/// and logistic layers, the second for one-dimensional int-mode LSTMs without softmax, neither
+/// training nor debugging (every step: the source row, the gates above, the state update,
+/// `tanh(state) * output gate` eight values at a time, where the library's loop branched on
+/// each value's sign again), the library's code for everything else. Their first 64 steps
+/// (per activation) and 16 calls are checked against the library's in the same way.
 
 /// 1 when the gates are computed here, 2 when by the library; 0 before the first decision.
 int shelfscan_lstm_gates_state(void);
