@@ -43,6 +43,20 @@ static int state;
 #if defined(__x86_64__)
 #define WIDE __attribute__((target("avx512f,avx512bw,avx512vnni")))
 
+// One group of 4 inputs, broadcast to the 16 lanes, times `regs` registers' 16 x 4 weights.
+static WIDE inline __attribute__((always_inline)) void dot_group(const int regs, const int8_t *w, const int8_t *u, __m512i *sums) {
+    int32_t four;
+    memcpy(&four, u, sizeof four);
+    const __m512i inputs = _mm512_set1_epi32(four);
+    const __mmask64 negative = _mm512_movepi8_mask(inputs);
+    const __m512i magnitudes = _mm512_abs_epi8(inputs);
+    for (int r = 0; r < regs; r++) {
+        __m512i weights = _mm512_loadu_si512((const void *)(w + 64 * r));
+        weights = _mm512_mask_sub_epi8(weights, negative, _mm512_setzero_si512(), weights);
+        sums[r] = _mm512_dpbusd_epi32(sums[r], magnitudes, weights);
+    }
+}
+
 // One set of `regs` registers of 16 outputs: every group of 4 inputs, each broadcast to the 16
 // lanes, times each register's 16 x 4 weights (`vpdpbusd` takes unsigned bytes times signed
 // ones: the inputs' magnitudes times the weights with the inputs' signs; Tesseract's int
@@ -59,34 +73,9 @@ static WIDE inline __attribute__((always_inline)) void dot_set(const int regs, i
         for (int r = 0; r < regs; r++) sums[c][r] = _mm512_setzero_si512();
     const int8_t *w = *shaped;
     int g = 0;
-    for (; g + chains <= groups; g += chains) {
-        for (int c = 0; c < chains; c++) {
-            int32_t four;
-            memcpy(&four, u + 4 * (g + c), sizeof four);
-            const __m512i inputs = _mm512_set1_epi32(four);
-            const __mmask64 negative = _mm512_movepi8_mask(inputs);
-            const __m512i magnitudes = _mm512_abs_epi8(inputs);
-            for (int r = 0; r < regs; r++) {
-                __m512i weights = _mm512_loadu_si512((const void *)(w + 64 * r));
-                weights = _mm512_mask_sub_epi8(weights, negative, _mm512_setzero_si512(), weights);
-                sums[c][r] = _mm512_dpbusd_epi32(sums[c][r], magnitudes, weights);
-            }
-            w += 64 * regs;
-        }
-    }
-    for (; g < groups; g++) {
-        int32_t four;
-        memcpy(&four, u + 4 * g, sizeof four);
-        const __m512i inputs = _mm512_set1_epi32(four);
-        const __mmask64 negative = _mm512_movepi8_mask(inputs);
-        const __m512i magnitudes = _mm512_abs_epi8(inputs);
-        for (int r = 0; r < regs; r++) {
-            __m512i weights = _mm512_loadu_si512((const void *)(w + 64 * r));
-            weights = _mm512_mask_sub_epi8(weights, negative, _mm512_setzero_si512(), weights);
-            sums[0][r] = _mm512_dpbusd_epi32(sums[0][r], magnitudes, weights);
-        }
-        w += 64 * regs;
-    }
+    for (; g + chains <= groups; g += chains)
+        for (int c = 0; c < chains; c++, w += 64 * regs) dot_group(regs, w, u + 4 * (g + c), sums[c]);
+    for (; g < groups; g++, w += 64 * regs) dot_group(regs, w, u + 4 * g, sums[0]);
     if (chains == 2)
         for (int r = 0; r < regs; r++) sums[0][r] = _mm512_add_epi32(sums[0][r], sums[1][r]);
     const float *s = *scales;

@@ -91,7 +91,7 @@ static int state;           // 0 undecided, 1 here, 2 the library
 static bool checks_passed;
 static const void *region_function;
 static const float *tanh_table, *logistic_table;
-static long checked, differed;
+static long checked, differed, region_checked;
 enum { self_checks = 64 };
 
 #if defined(__x86_64__)
@@ -190,6 +190,17 @@ static void decide(void) {
     __atomic_store_n(&state, on ? 1 : 2, __ATOMIC_RELEASE);
 }
 
+// One comparison of the self-check recorded (`kind`: that code's own count); a difference hands
+// every later call to the library.
+static void record_check(long *kind, bool same) {
+    __atomic_add_fetch(kind, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&checked, 1, __ATOMIC_RELAXED);
+    if (!same) {
+        __atomic_add_fetch(&differed, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+    }
+}
+
 #if defined(__x86_64__)
 // The region's work: each gate's product into its line, then its activation (CI tanh, the
 // others logistic), as the library's sections do one after another.
@@ -211,7 +222,7 @@ static int hook(void (*fn)(void *), void *data, unsigned count) {
     if (!*(const bool *)(d->lstm + source_int_mode_at) || *(const bool *)(d->lstm + is_2d_at)) return 0;
     float *lines[4];
     for (int g = 0; g < 4; g++) lines[g] = *(float *const *)(d->temp_lines + g * float_vec_size + float_vec_data_at);
-    if (__atomic_load_n(&checked, __ATOMIC_RELAXED) >= self_checks) {
+    if (__atomic_load_n(&region_checked, __ATOMIC_RELAXED) >= self_checks) {
         gates(d, lines);
         return 1;
     }
@@ -227,11 +238,7 @@ static int hook(void (*fn)(void *), void *data, unsigned count) {
     bool same = true;
     for (int g = 0; g < 4; g++) same = same && memcmp(mine[g], lines[g], sizeof(float) * (size_t)ns) == 0;
     free(ours);
-    __atomic_add_fetch(&checked, 1, __ATOMIC_RELAXED);
-    if (!same) {
-        __atomic_add_fetch(&differed, 1, __ATOMIC_RELAXED);
-        __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
-    }
+    record_check(&region_checked, same);
     return 1;
 #else
     (void)fn;
@@ -267,12 +274,7 @@ void shelfscan_fc_time_step(void *fc, int t, float *output) {
             library_fc_step(fc, t, output);
             bool same = memcmp(mine, output, sizeof(float) * (size_t)(n > 0 ? n : 0)) == 0;
             free(mine);
-            __atomic_add_fetch(&fc_checked[k], 1, __ATOMIC_RELAXED);
-            __atomic_add_fetch(&checked, 1, __ATOMIC_RELAXED);
-            if (!same) {
-                __atomic_add_fetch(&differed, 1, __ATOMIC_RELAXED);
-                __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
-            }
+            record_check(&fc_checked[k], same);
             return;
         }
     }
@@ -385,12 +387,7 @@ void shelfscan_lstm_forward(void *lstm, bool debug, const void *input, const voi
         if (!same && (size_t)*(int *)(o + io_int_rows_at) * (size_t)*(int *)(o + io_int_row_at) == bytes)
             memcpy(*(void **)(o + io_ints_at), theirs, bytes);
         free(theirs);
-        __atomic_add_fetch(&forward_checked, 1, __ATOMIC_RELAXED);
-        __atomic_add_fetch(&checked, 1, __ATOMIC_RELAXED);
-        if (!same) {
-            __atomic_add_fetch(&differed, 1, __ATOMIC_RELAXED);
-            __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
-        }
+        record_check(&forward_checked, same);
         return;
     }
 #endif

@@ -321,11 +321,7 @@ public final class PixImage: @unchecked Sendable {
     /// time), or Leptonica (`.library`: no AVX-512, another Leptonica than Debian 12's 1.82.0, a
     /// check that disagreed, or `SHELFSCAN_ROTATE_AM=off`); `.undecided` before the first turn.
     public static var areaMapRotation: TesseractEngine.OwnOrLibrary {
-        switch shelfscan_rotate_am_state() {
-        case 1: .own
-        case 2: .library
-        default: .undecided
-        }
+        TesseractEngine.OwnOrLibrary(state: shelfscan_rotate_am_state())
     }
 
     /// Makes the executable turn gray pictures (`own`, where its checks passed) or Leptonica

@@ -182,7 +182,14 @@ public final class TesseractEngine: @unchecked Sendable {
 
     /// Which code does a piece of Tesseract's work in this process: the executable's (`own`) or
     /// the library's; `undecided` until the first engine is made.
-    public enum OwnOrLibrary: Sendable { case undecided, own, library }
+    public enum OwnOrLibrary: Sendable {
+        case undecided, own, library
+
+        /// From a C switch's state: 1 the executable's, 2 the library's, 0 not decided yet.
+        init(state: Int32) {
+            self = state == 1 ? .own : state == 2 ? .library : .undecided
+        }
+    }
 
     /// Who multiplies Tesseract's int8 weights by each time step's inputs: the executable's
     /// AVX-512 VNNI kernel (`.own`, `CLSTMSteps/intmatrix.c`: the same sums and readings, 64
@@ -190,13 +197,7 @@ public final class TesseractEngine: @unchecked Sendable {
     /// libtesseract than 5.3.0, a probe that disagreed, or `SHELFSCAN_INT_MATRIX=off`); chosen
     /// once, when the first engine is made, before any model is laid out for it (`.undecided`
     /// before that).
-    public static var intMatrix: OwnOrLibrary {
-        switch shelfscan_int_matrix_state() {
-        case 1: .own
-        case 2: .library
-        default: .undecided
-        }
-    }
+    public static var intMatrix: OwnOrLibrary { OwnOrLibrary(state: shelfscan_int_matrix_state()) }
 
     /// How many of `trials` random products the executable's and the library's int8 kernels
     /// disagree on (nil where the executable's cannot run here).
@@ -210,13 +211,7 @@ public final class TesseractEngine: @unchecked Sendable {
     /// eight values at a time), or the library (`.library`: no AVX-512, another libtesseract
     /// than Debian's 5.3.0, a check that disagreed, or `SHELFSCAN_LSTM_GATES=off`); `.undecided`
     /// before the first engine is made.
-    public static var lstmGates: OwnOrLibrary {
-        switch shelfscan_lstm_gates_state() {
-        case 1: .own
-        case 2: .library
-        default: .undecided
-        }
-    }
+    public static var lstmGates: OwnOrLibrary { OwnOrLibrary(state: shelfscan_lstm_gates_state()) }
 
     /// Makes the executable compute the LSTM gates (`own`, where its checks passed) or the
     /// library (for tests: both give the same readings).
