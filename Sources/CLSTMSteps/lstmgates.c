@@ -118,15 +118,60 @@ static GATES inline __attribute__((always_inline)) __m256 activate8(__m256 x, co
     return _mm256_blendv_ps(r, _mm256_sub_ps(one, r), negative);
 }
 
-static GATES void activate(float *v, int n, const float *table, bool tanh) {
-    int i = 0;
-    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(v + i, activate8(_mm256_loadu_ps(v + i), table, tanh));
-    if (i < n) {
-        float rest[8] = {0};
-        memcpy(rest, v + i, sizeof(float) * (size_t)(n - i));
-        _mm256_storeu_ps(rest, activate8(_mm256_loadu_ps(rest), table, tanh));
-        memcpy(v + i, rest, sizeof(float) * (size_t)(n - i));
+static float library_activation(float x, const float *table, bool tanh);
+
+// The same with AVX2 alone (no 64-bit truncation there): values whose scaled magnitude is 2^31
+// or more, or NaN, where the 32-bit truncation differs from the library's 64-bit one, are
+// done value by value the library's way (`library_activation`); they do not occur in a
+// network's gates (|x| >= 2^23).
+static __attribute__((target("avx2"))) inline __attribute__((always_inline)) __m256 activate8_avx2(__m256 x, const float *table,
+                                                                                                    bool tanh) {
+    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), sign = _mm256_set1_ps(-0.0f);
+    const __m256 negative = _mm256_cmp_ps(x, zero, _CMP_LT_OQ);
+    const __m256 a = _mm256_xor_ps(x, _mm256_and_ps(negative, sign));
+    const __m256 scaled = _mm256_mul_ps(a, _mm256_set1_ps(256.0f));
+    const __m256 odd = _mm256_or_ps(_mm256_cmp_ps(scaled, _mm256_set1_ps(2147483648.0f), _CMP_GE_OQ),
+                                    _mm256_cmp_ps(scaled, scaled, _CMP_UNORD_Q));
+    if (__builtin_expect(_mm256_movemask_ps(odd) != 0, 0)) {
+        float values[8];
+        _mm256_storeu_ps(values, x);
+        for (int k = 0; k < 8; k++) values[k] = library_activation(values[k], table, tanh);
+        return _mm256_loadu_ps(values);
     }
+    const __m256i index = _mm256_cvttps_epi32(scaled);
+    const __m256i beyond = _mm256_cmpgt_epi32(index, _mm256_set1_epi32(4094));
+    const __m256i safe = _mm256_andnot_si256(beyond, index);
+    const __m256 t0 = _mm256_i32gather_ps(table, safe, 4);
+    const __m256 t1 = _mm256_i32gather_ps(table, _mm256_add_epi32(safe, _mm256_set1_epi32(1)), 4);
+    const __m256 fraction = _mm256_sub_ps(scaled, _mm256_cvtepi32_ps(safe));
+    __m256 r = _mm256_add_ps(_mm256_mul_ps(_mm256_sub_ps(t1, t0), fraction), t0);
+    r = _mm256_blendv_ps(r, one, _mm256_castsi256_ps(beyond));
+    if (tanh) return _mm256_xor_ps(r, _mm256_and_ps(negative, sign));
+    return _mm256_blendv_ps(r, _mm256_sub_ps(one, r), negative);
+}
+
+// Over n values in place, 8 at a time, the tail padded.
+#define ACTIVATE_LOOP(step)                                                                              \
+    int i = 0;                                                                                           \
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(v + i, step(_mm256_loadu_ps(v + i), table, tanh));     \
+    if (i < n) {                                                                                         \
+        float rest[8] = {0};                                                                             \
+        memcpy(rest, v + i, sizeof(float) * (size_t)(n - i));                                            \
+        _mm256_storeu_ps(rest, step(_mm256_loadu_ps(rest), table, tanh));                                \
+        memcpy(v + i, rest, sizeof(float) * (size_t)(n - i));                                            \
+    }
+
+static GATES void activate_wide(float *v, int n, const float *table, bool tanh) { ACTIVATE_LOOP(activate8) }
+static __attribute__((target("avx2"))) void activate_avx2(float *v, int n, const float *table, bool tanh) {
+    ACTIVATE_LOOP(activate8_avx2)
+}
+
+// Which: 2 AVX-512 (F, DQ, VL), 1 AVX2, 0 neither (`decide`; `SHELFSCAN_SIMD=avx2` for AVX2).
+static int width;
+
+static void activate(float *v, int n, const float *table, bool tanh) {
+    if (width == 2) activate_wide(v, n, table, tanh);
+    else activate_avx2(v, n, table, tanh);
 }
 
 // The library's loop for one value, instruction for instruction (for the probe).
@@ -146,10 +191,18 @@ static float library_activation(float x, const float *table, bool tanh) {
     return tanh ? -r : 1.0f - r;
 }
 
-static bool processor_has_gates(void) {
+// The widest set of instructions this processor has for the activations (`width`).
+static int processor_width(void) {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")
-        && __builtin_cpu_supports("avx512vl");
+    if (!__builtin_cpu_supports("avx2")) return 0;
+    const char *setting = getenv("SHELFSCAN_SIMD");
+    if (setting && strcmp(setting, "avx2") == 0) return 1;
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") ? 2 : 1;
+}
+
+static bool processor_has_gates(void) {
+    if (!width) width = processor_width();
+    return width > 0;
 }
 #endif
 
@@ -429,15 +482,18 @@ long shelfscan_lstm_gates_compare(int count, unsigned seed) {
             values[k] = r % 7 == 0 ? special[(unsigned)rand_r(&seed) % (sizeof special / sizeof *special)]
                                    : (((float)rand_r(&seed) / (float)RAND_MAX) * 2.0f - 1.0f) * (r % 3 == 0 ? 40.0f : 8.0f);
         }
-        for (int tanh = 0; tanh < 2; tanh++) {
-            const float *table = tanh ? tanh_table : logistic_table;
-            memcpy(ours, values, sizeof values);
-            activate(ours, batch, table, tanh);
-            for (int k = 0; k < batch; k++) {
-                float theirs = library_activation(values[k], table, tanh);
-                differences += memcmp(&theirs, &ours[k], sizeof theirs) != 0;
+        // Every width this processor has (AVX-512 and AVX2 both where it has AVX-512).
+        for (int w = width; w >= 1; w--)
+            for (int tanh = 0; tanh < 2; tanh++) {
+                const float *table = tanh ? tanh_table : logistic_table;
+                memcpy(ours, values, sizeof values);
+                if (w == 2) activate_wide(ours, batch, table, tanh);
+                else activate_avx2(ours, batch, table, tanh);
+                for (int k = 0; k < batch; k++) {
+                    float theirs = library_activation(values[k], table, tanh);
+                    differences += memcmp(&theirs, &ours[k], sizeof theirs) != 0;
+                }
             }
-        }
     }
     return differences;
 #else

@@ -12,7 +12,8 @@
 /// region to `shelfscan_lstm_gates_hook` first: it takes the region only when it is that of
 /// libtesseract 5.3.0's `LSTM::Forward` (Debian 12's: the function's machine code checked byte
 /// for byte, its data and the LSTM's fields read where that code reads them), a one-dimensional
-/// LSTM in int mode, on a processor with AVX-512 F, DQ and VL; otherwise, or with
+/// LSTM in int mode, on a processor with AVX2 (AVX-512 F, DQ and VL used where there:
+/// `SHELFSCAN_SIMD=avx2` keeps to AVX2); otherwise, or with
 /// `SHELFSCAN_LSTM_GATES=off`, the library's own code runs. Its first 64 regions are computed
 /// both ways and compared bit for bit; one difference hands every later region to the library.
 ///

@@ -12,7 +12,8 @@
 /// `rotateam.c` defines `pixRotateAMGray` in the executable (exported, see Package.swift), so
 /// Leptonica's `pixRotate` and `pixRotateAM` reach it. It does the work only with Leptonica
 /// 1.82.0 whose `pixRotateAMGray` is Debian 12's, byte for byte (its arithmetic was read off
-/// that machine code), on a processor with AVX-512 F and BW, for turns of 0.01 radian or more;
+/// that machine code), on a processor with AVX2 (8 pixels at a time; 16 with AVX-512 F, BW and
+/// VL, unless `SHELFSCAN_SIMD=avx2`), for turns of 0.01 radian or more;
 /// the library's runs otherwise, or with `SHELFSCAN_ROTATE_AM=off`. Its first 8 rotations are
 /// computed both ways and compared; one difference hands every later one to the library.
 

@@ -318,7 +318,7 @@ public final class PixImage: @unchecked Sendable {
 
     /// Who turns 8-bit gray pictures by area mapping (Leptonica's `pixRotateAMGray`, which
     /// `rotated(degrees:)` reaches): the executable (`.own`, `CRotateAM`: the same pixels, 16 at a
-    /// time), or Leptonica (`.library`: no AVX-512, another Leptonica than Debian 12's 1.82.0, a
+    /// time), or Leptonica (`.library`: no AVX2, another Leptonica than Debian 12's 1.82.0, a
     /// check that disagreed, or `SHELFSCAN_ROTATE_AM=off`); `.undecided` before the first turn.
     public static var areaMapRotation: TesseractEngine.OwnOrLibrary {
         TesseractEngine.OwnOrLibrary(state: shelfscan_rotate_am_state())

@@ -208,7 +208,7 @@ public final class TesseractEngine: @unchecked Sendable {
 
     /// Who computes the gates of each step of Tesseract's LSTMs (each gate's product and its
     /// tanh or logistic): the executable (`.own`, `CLSTMSteps/lstmgates.c`: the same arithmetic
-    /// eight values at a time), or the library (`.library`: no AVX-512, another libtesseract
+    /// eight values at a time), or the library (`.library`: no AVX2, another libtesseract
     /// than Debian's 5.3.0, a check that disagreed, or `SHELFSCAN_LSTM_GATES=off`); `.undecided`
     /// before the first engine is made.
     public static var lstmGates: OwnOrLibrary { OwnOrLibrary(state: shelfscan_lstm_gates_state()) }
