@@ -38,3 +38,60 @@ struct RotationTests {
         #expect(turned.pixels[0] == 255 && turned.pixels[turned.pixels.count - 1] == 255)
     }
 }
+
+@Suite("Shrinking by area mapping")
+struct AreaMapScalingTests {
+    @Test("the executable's shrinking of gray pictures agrees with Leptonica's, pixel for pixel")
+    func randomPictures() {
+        #expect(PixImage.areaMapScalingDisagreements(trials: 600, seed: 5) == 0)
+    }
+
+    @Test("a rendered shelf shrunk by reading factors: the same pixels and resolution from either, averaged")
+    func renderedShelf() throws {
+        let gray = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-english-ttb.jpg")).image.grayscale()
+        let factors = [0.021, 0.13, 0.25, 0.33, 0.5, 0.61, 0.699]
+        func shrunk() throws -> [GrayBytes] { try factors.map { try gray.scaled(by: $0).grayBytes() } }
+        let own = PixImage.useOwnAreaMapScaling(true)
+        defer { PixImage.useOwnAreaMapScaling(true) }
+        let ours = try shrunk()
+        #expect(own == (ProcessInfo.processInfo.environment["SHELFSCAN_SCALE_AREA"] == "off" ? .library : .own))
+        #expect(PixImage.areaMapScalingChecks.differed == 0)
+        #expect(PixImage.useOwnAreaMapScaling(false) == .library)
+        let theirs = try shrunk()
+        for (a, b) in zip(ours, theirs) {
+            #expect(a.width == b.width && a.height == b.height)
+            #expect(a.pixels == b.pixels)
+        }
+        // A third of the size: each pixel the mean of about nine, so the picture's mean survives.
+        let third = ours[3]
+        #expect(abs(third.width - Int((Double(gray.width) * 0.33).rounded())) <= 1)
+        let bytes = try gray.grayBytes()
+        let mean = { (p: [UInt8]) in Double(p.reduce(0) { $0 + Int($1) }) / Double(p.count) }
+        #expect(abs(mean(third.pixels) - mean(bytes.pixels)) < 3)
+    }
+}
+
+@Suite("Gray crops from the whole picture's gray")
+struct GrayCropTests {
+    @Test("a crop of the whole photo's gray is the gray of the crop: luminance and darkest channel, edges clamped")
+    func sameAsCroppingFirst() throws {
+        let image = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-mixed.jpg")).image
+        #expect(image.depth == 32)
+        let boxes = [
+            BoundingBox(x: 0, y: 0, width: 37, height: 300), BoundingBox(x: 101, y: 57, width: 213, height: 91),
+            BoundingBox(x: image.width - 50, y: image.height - 40, width: 80, height: 90),
+            BoundingBox(x: -10, y: 13, width: 33, height: 1),
+        ]
+        for box in boxes {
+            for darkest in [false, true] {
+                let crop = try image.cropped(to: box)
+                let first = try (darkest ? crop.darkestChannel() : crop.grayscale()).grayBytes()
+                let whole = try image.grayCrop(box, darkest: darkest).grayBytes()
+                #expect(whole.width == first.width && whole.height == first.height)
+                #expect(whole.pixels == first.pixels)
+            }
+        }
+        // Luminance and darkest channel differ on a colour shelf: the two wholes are kept apart.
+        #expect(try image.grayCrop(boxes[1]).grayBytes().pixels != image.grayCrop(boxes[1], darkest: true).grayBytes().pixels)
+    }
+}

@@ -32,4 +32,32 @@ void shelfscan_rotate_am_checked(long *rotations, long *differed);
 /// included); -1 where this code cannot run.
 long shelfscan_rotate_am_compare(int trials, unsigned seed);
 
+struct Pix;
+
+/// Leptonica's `pixScaleAreaMap` (each output pixel the average of the source pixels it covers,
+/// in sixteenths of a pixel), for 8-bit gray pictures without colormap and factors from 0.02
+/// to under 0.7 other than its 2x cascades, computed row sums first (`areamap.c`): every output
+/// pixel's weights are a column weight times a row weight, so each source row is summed across
+/// the output columns once and those sums down the output rows, instead of the library's
+/// walk over every covered source pixel for each output pixel (6% of a 12 MP shelf photo's
+/// CPU). Integer sums in another order: the same totals, the same rounding, the same pixels,
+/// resolution and input format. Other pictures and factors, and with
+/// `SHELFSCAN_SCALE_AREA=off`, go to the library; its first 8 results are computed both ways
+/// and compared, one difference hands every later one to the library.
+struct Pix *shelfscan_scale_area_map(struct Pix *pix, float scalex, float scaley);
+
+/// 1 when scalings run here, 2 when in the library.
+int shelfscan_scale_area_state(void);
+
+/// Makes scalings run here (`on` 1, unless a self-check differed) or in the library (0);
+/// returns the state then. For tests.
+int shelfscan_scale_area_use(int on);
+
+/// Scalings compared both ways by the self-check so far, and how many differed.
+void shelfscan_scale_area_checked(long *scalings, long *differed);
+
+/// Scales `trials` random gray pictures (noise, gradients, checks; up to 1200 x 300, random
+/// factors, some with a resolution) here and in the library; returns how many differed.
+long shelfscan_scale_area_compare(int trials, unsigned seed);
+
 #endif

@@ -1246,8 +1246,7 @@ public struct RegionReader: Sendable {
         if let hue = hueCrop {
             gray = hue
         } else {
-            let crop = try image.cropped(to: region.box)
-            gray = try darkestChannel ? crop.darkestChannel() : crop.grayscale()
+            gray = try image.grayCrop(region.box, darkest: darkestChannel)
         }
         if stretchContrast, region.layout != .cover, let range = try Self.dimRange(of: gray, region: region) {
             gray = try gray.stretched(black: range.black, white: range.white)

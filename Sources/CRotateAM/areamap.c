@@ -1,0 +1,229 @@
+// See include/rotateam.h (shelfscan_scale_area_map).
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rotateam.h"
+
+// The positions are the library's float and double operations, one by one: never fused.
+#pragma clang fp contract(off)
+
+struct Pix;
+extern int pixGetDepth(const struct Pix *pix);
+extern int pixGetWidth(const struct Pix *pix);
+extern int pixGetHeight(const struct Pix *pix);
+extern int pixGetWpl(const struct Pix *pix);
+extern int pixGetXRes(const struct Pix *pix);
+extern int pixGetYRes(const struct Pix *pix);
+extern int pixGetInputFormat(const struct Pix *pix);
+extern int pixSetResolution(struct Pix *pix, int xres, int yres);
+extern void *pixGetColormap(struct Pix *pix);
+extern uint32_t *pixGetData(struct Pix *pix);
+extern struct Pix *pixCreate(int width, int height, int depth);
+extern void pixDestroy(struct Pix **pix);
+extern int pixCopyInputFormat(struct Pix *pixd, const struct Pix *pixs);
+extern int pixCopyResolution(struct Pix *pixd, const struct Pix *pixs);
+extern int pixScaleResolution(struct Pix *pix, float xscale, float yscale);
+extern struct Pix *pixScaleAreaMap(struct Pix *pix, float scalex, float scaley);
+
+enum { self_checks = 8 };
+
+static pthread_once_t decided = PTHREAD_ONCE_INIT;
+static int state;
+static long checked, differed;
+
+/// Whether the library's pixScaleAreaMap would take its general 8-bit path for these factors
+/// (not its 2x cascades, nor pixScaleSmooth below 0.02, nor pixScaleGeneral from 0.7).
+static bool general_gray(struct Pix *pix, float scalex, float scaley) {
+    if (!pix || pixGetDepth(pix) != 8 || pixGetColormap(pix)) return false;
+    float minscale = scalex < scaley ? scalex : scaley, maxscale = scalex > scaley ? scalex : scaley;
+    if (minscale < 0.02 || maxscale >= 0.7) return false;
+    if (scalex == scaley && (scalex == 0.5 || scalex == 0.25 || scalex == 0.125 || scalex == 0.0625)) return false;
+    int ws = pixGetWidth(pix), hs = pixGetHeight(pix);
+    int wd = (int)(scalex * (float)ws + 0.5), hd = (int)(scaley * (float)hs + 0.5);
+    return wd >= 1 && hd >= 1;
+}
+
+/// One destination column's (or row's) source span, in sixteenths: the first source pixel and
+/// the share of it covered (16 - fraction), the last and its share, and whether it lies at the
+/// far edge (the library copies the first source pixel there).
+typedef struct { int first, firstShare, last, lastShare, span; bool edge; } Span;
+
+// The library's coordinates: scale in single precision from a double quotient, the upper-left
+// corner from a float product, the lower-right from a double one, both truncated.
+static bool spans(Span *out, int nd, int ns) {
+    float sc = 16. * (float)ns / (float)nd;
+    int m2 = ns - 2;
+    for (int j = 0; j < nd; j++) {
+        int u = (int)(sc * j);
+        int l = (int)(sc * (j + 1.0));
+        Span s = { u >> 4, 16 - (u & 0x0f), l >> 4, l & 0x0f, 0, false };
+        s.edge = s.last > m2;
+        int del = s.last - s.first;
+        if (!s.edge && del < 1) return false;  // never for factors under 0.7; the library's then
+        s.span = s.firstShare + 16 * (del - 1) + s.lastShare;
+        out[j] = s;
+    }
+    return true;
+}
+
+static inline uint8_t byte_at(const uint32_t *line, int n) { return (uint8_t)(line[n >> 2] >> (8 * (3 - (n & 3)))); }
+
+static inline void set_byte(uint32_t *line, int n, uint8_t v) { ((uint8_t *)line)[n ^ 3] = v; }
+
+/// Leptonica 1.82's scaleGrayAreaMapLow, the same sums in another order: each destination
+/// pixel's weighted sum of source pixels (weights in 256ths: corners, sides and interior) is
+/// a row weight times a column weight, so the source rows of each destination row are first
+/// added up with their row weights, every column at once (in the words' byte order: the same
+/// for every row), then that one row summed across each destination column's span (from its
+/// running sums). Integers throughout: the same totals, the same division.
+static struct Pix *scale_here(struct Pix *pixs, float scalex, float scaley) {
+    int ws = pixGetWidth(pixs), hs = pixGetHeight(pixs), wpls = pixGetWpl(pixs);
+    int wd = (int)(scalex * (float)ws + 0.5), hd = (int)(scaley * (float)hs + 0.5);
+    Span *cols = malloc(sizeof(Span) * (size_t)wd), *rows = malloc(sizeof(Span) * (size_t)hd);
+    if (!cols || !rows || !spans(cols, wd, ws) || !spans(rows, hd, hs)) {
+        free(cols);
+        free(rows);
+        return NULL;
+    }
+    size_t bytes = 4 * (size_t)wpls;
+    int32_t *down = malloc(sizeof(int32_t) * bytes);
+    int32_t *running = malloc(sizeof(int32_t) * ((size_t)ws + 1));
+    struct Pix *pixd = (down && running) ? pixCreate(wd, hd, 8) : NULL;
+    if (!pixd) {
+        free(cols); free(rows); free(down); free(running);
+        return NULL;
+    }
+    pixCopyInputFormat(pixd, pixs);
+    pixCopyResolution(pixd, pixs);
+    pixScaleResolution(pixd, scalex, scaley);
+    const uint32_t *datas = pixGetData(pixs);
+    uint32_t *datad = pixGetData(pixd);
+    int wpld = pixGetWpl(pixd);
+    for (int i = 0; i < hd; i++) {
+        Span r = rows[i];
+        const uint32_t *first = datas + (size_t)r.first * wpls;
+        uint32_t *lined = datad + (size_t)i * wpld;
+        if (r.edge) {
+            for (int j = 0; j < wd; j++) set_byte(lined, j, byte_at(first, cols[j].first));
+            continue;
+        }
+        const uint8_t *top = (const uint8_t *)first, *bottom = (const uint8_t *)(datas + (size_t)r.last * wpls);
+        int32_t wt = r.firstShare, wb = r.lastShare;
+        for (size_t n = 0; n < bytes; n++) down[n] = wt * top[n] + wb * bottom[n];
+        for (int k = r.first + 1; k < r.last; k++) {
+            const uint8_t *mid = (const uint8_t *)(datas + (size_t)k * wpls);
+            for (size_t n = 0; n < bytes; n++) down[n] += 16 * mid[n];
+        }
+        int32_t run = 0;
+        running[0] = 0;
+        for (int x = 0; x < ws; x++) {
+            run += down[x ^ 3];
+            running[x + 1] = run;
+        }
+        for (int j = 0; j < wd; j++) {
+            Span c = cols[j];
+            uint8_t v;
+            if (c.edge) {
+                v = byte_at(first, c.first);
+            } else {
+                int32_t sum = c.firstShare * down[c.first ^ 3] + 16 * (running[c.last] - running[c.first + 1]) + c.lastShare * down[c.last ^ 3];
+                v = (uint8_t)((sum + 128) / (c.span * r.span));
+            }
+            set_byte(lined, j, v);
+        }
+    }
+    free(cols); free(rows); free(down); free(running);
+    return pixd;
+}
+
+/// Whether two pictures are the same: size, depth, every word (padding included), resolution
+/// and input format.
+static bool same_pix(struct Pix *a, struct Pix *b) {
+    if (!a || !b) return a == b;
+    int w = pixGetWidth(a), h = pixGetHeight(a), wpl = pixGetWpl(a);
+    if (w != pixGetWidth(b) || h != pixGetHeight(b) || pixGetDepth(a) != pixGetDepth(b) || wpl != pixGetWpl(b)) return false;
+    if (pixGetXRes(a) != pixGetXRes(b) || pixGetYRes(a) != pixGetYRes(b) || pixGetInputFormat(a) != pixGetInputFormat(b)) return false;
+    return memcmp(pixGetData(a), pixGetData(b), sizeof(uint32_t) * (size_t)wpl * (size_t)h) == 0;
+}
+
+static void decide(void) {
+    const char *setting = getenv("SHELFSCAN_SCALE_AREA");
+    __atomic_store_n(&state, setting && strcmp(setting, "off") == 0 ? 2 : 1, __ATOMIC_RELEASE);
+}
+
+struct Pix *shelfscan_scale_area_map(struct Pix *pix, float scalex, float scaley) {
+    pthread_once(&decided, decide);
+    if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 1 || !general_gray(pix, scalex, scaley)) return pixScaleAreaMap(pix, scalex, scaley);
+    struct Pix *own = scale_here(pix, scalex, scaley);
+    if (!own) return pixScaleAreaMap(pix, scalex, scaley);
+    if (__atomic_load_n(&checked, __ATOMIC_RELAXED) >= self_checks) return own;
+    struct Pix *library = pixScaleAreaMap(pix, scalex, scaley);
+    __atomic_add_fetch(&checked, 1, __ATOMIC_RELAXED);
+    if (same_pix(own, library)) {
+        pixDestroy(&library);
+        return own;
+    }
+    __atomic_add_fetch(&differed, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+    pixDestroy(&own);
+    return library;
+}
+
+int shelfscan_scale_area_state(void) {
+    pthread_once(&decided, decide);
+    return __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+}
+
+int shelfscan_scale_area_use(int on) {
+    pthread_once(&decided, decide);
+    __atomic_store_n(&state, on && __atomic_load_n(&differed, __ATOMIC_RELAXED) == 0 ? 1 : 2, __ATOMIC_RELEASE);
+    return shelfscan_scale_area_state();
+}
+
+void shelfscan_scale_area_checked(long *scalings, long *differences) {
+    *scalings = __atomic_load_n(&checked, __ATOMIC_RELAXED);
+    *differences = __atomic_load_n(&differed, __ATOMIC_RELAXED);
+}
+
+static uint32_t next_random(uint32_t *s) {
+    *s ^= *s << 13;
+    *s ^= *s >> 17;
+    *s ^= *s << 5;
+    return *s;
+}
+
+long shelfscan_scale_area_compare(int trials, unsigned seed) {
+    uint32_t s = seed * 2654435761u + 1;
+    long differences = 0;
+    for (int t = 0; t < trials; t++) {
+        int w = 1 + (int)(next_random(&s) % (t % 10 == 0 ? 1200 : 300)), h = 1 + (int)(next_random(&s) % 300);
+        struct Pix *pix = pixCreate(w, h, 8);
+        if (!pix) return -1;
+        if (t % 3 == 0) pixSetResolution(pix, 72 + (int)(next_random(&s) % 600), 72 + (int)(next_random(&s) % 600));
+        uint32_t *data = pixGetData(pix);
+        int wpl = pixGetWpl(pix);
+        // Smooth gradients, edges and noise: sums reach every value, and a word's four bytes differ.
+        int kind = t % 3;
+        for (int y = 0; y < h; y++) {
+            for (int x = 0; x < w; x++) {
+                uint8_t v = kind == 0 ? (uint8_t)next_random(&s)
+                          : kind == 1 ? (uint8_t)((x * 7 + y * 3) & 0xff)
+                          : (uint8_t)(((x / 5 + y / 7) & 1) ? 250 : 5);
+                set_byte(data + (size_t)y * wpl, x, v);
+            }
+        }
+        float f = 0.02f + (float)(next_random(&s) % 68000) / 100000.0f;
+        float g = t % 4 == 0 ? 0.02f + (float)(next_random(&s) % 68000) / 100000.0f : f;
+        if (general_gray(pix, f, g)) {
+            struct Pix *own = scale_here(pix, f, g);
+            struct Pix *library = pixScaleAreaMap(pix, f, g);
+            if (own && !same_pix(own, library)) differences++;
+            pixDestroy(&own);
+            pixDestroy(&library);
+        }
+        pixDestroy(&pix);
+    }
+    return differences;
+}
