@@ -60,4 +60,14 @@ void shelfscan_scale_area_checked(long *scalings, long *differed);
 /// factors, some with a resolution) here and in the library; returns how many differed.
 long shelfscan_scale_area_compare(int trials, unsigned seed);
 
+/// Sauvola binarisation of an 8-bit picture (`pixels`, `w` x `h`, row after row) and of its
+/// inverse at once, bit for bit as `PixImage.sauvolaBoth`'s Swift loops (which are Leptonica's
+/// `pixSauvolaBinarize` with a mirrored border): window `2 wc + 1` square, the means' float
+/// and double norms, `k`. Eight pixels at a time with AVX2: the same integer window sums, the
+/// same conversions, square roots, products and quotients lane by lane. Writes the set bits
+/// (1 dark) into `dark` and `light` (`wpl` words a row, zeroed) and returns 0; -1 where it
+/// cannot run (no AVX2, `SHELFSCAN_SAUVOLA_SIMD=off`, windows over 181 pixels across).
+int shelfscan_sauvola_both(const unsigned char *pixels, int w, int h, int wc, float meanNorm, double squareNorm, double k,
+                           unsigned int *dark, unsigned int *light, int wpl);
+
 #endif
