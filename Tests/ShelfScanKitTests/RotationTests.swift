@@ -39,17 +39,17 @@ struct RotationTests {
     }
 }
 
-@Suite("Shrinking by area mapping")
+@Suite("Scaling gray pictures: area mapping and interpolation")
 struct AreaMapScalingTests {
-    @Test("the executable's shrinking of gray pictures agrees with Leptonica's, pixel for pixel")
+    @Test("the executable's scaling of gray pictures (shrunk by area, interpolated from 0.7 up) agrees with Leptonica's, pixel for pixel")
     func randomPictures() {
         #expect(PixImage.areaMapScalingDisagreements(trials: 600, seed: 5) == 0)
     }
 
-    @Test("a rendered shelf shrunk by reading factors: the same pixels and resolution from either, averaged")
+    @Test("a rendered shelf scaled by reading factors, down and up: the same pixels from either, averaged")
     func renderedShelf() throws {
         let gray = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-english-ttb.jpg")).image.grayscale()
-        let factors = [0.021, 0.13, 0.25, 0.33, 0.5, 0.61, 0.699]
+        let factors = [0.021, 0.13, 0.25, 0.33, 0.5, 0.61, 0.699, 0.85, 1.3, 1.7, 2.0, 3.1]
         func shrunk() throws -> [GrayBytes] { try factors.map { try gray.scaled(by: $0).grayBytes() } }
         let own = PixImage.useOwnAreaMapScaling(true)
         defer { PixImage.useOwnAreaMapScaling(true) }
@@ -62,12 +62,15 @@ struct AreaMapScalingTests {
             #expect(a.width == b.width && a.height == b.height)
             #expect(a.pixels == b.pixels)
         }
-        // A third of the size: each pixel the mean of about nine, so the picture's mean survives.
-        let third = ours[3]
+        // A third of the size: each pixel the mean of about nine, so the picture's mean survives;
+        // 1.7 times: each pixel between its neighbours, the mean again.
+        let third = ours[3], larger = ours[9]
+        #expect(abs(larger.width - Int((Double(gray.width) * 1.7).rounded())) <= 1)
         #expect(abs(third.width - Int((Double(gray.width) * 0.33).rounded())) <= 1)
         let bytes = try gray.grayBytes()
         let mean = { (p: [UInt8]) in Double(p.reduce(0) { $0 + Int($1) }) / Double(p.count) }
         #expect(abs(mean(third.pixels) - mean(bytes.pixels)) < 3)
+        #expect(abs(mean(larger.pixels) - mean(bytes.pixels)) < 3)
     }
 }
 

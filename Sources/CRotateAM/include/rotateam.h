@@ -46,7 +46,18 @@ struct Pix;
 /// and compared, one difference hands every later one to the library.
 struct Pix *shelfscan_scale_area_map(struct Pix *pix, float scalex, float scaley);
 
-/// 1 when scalings run here, 2 when in the library.
+/// Leptonica's `pixScale` of an 8-bit gray picture without colormap by factors from 0.7 up
+/// (pixScaleGeneral: pixScaleGrayLI's interpolation of the four source pixels around each
+/// output pixel's position, in sixteenths, then its unsharp masking below 1.4), the
+/// interpolation done rows first: each output row's two source rows mixed by their row weights
+/// once, every column at once, then each pixel's two columns of that (the weights are a column
+/// weight times a row weight). The same integers, the same pixels; the sharpening is the
+/// library's own call. Its 1x, 2x and 4x shortcuts, other pictures and smaller factors go to
+/// `pixScale` itself. Shares `shelfscan_scale_area_map`'s switch and self-check (its own first 8
+/// results compared).
+struct Pix *shelfscan_scale(struct Pix *pix, float scalex, float scaley);
+
+/// 1 when scalings (area map and interpolation) run here, 2 when in the library.
 int shelfscan_scale_area_state(void);
 
 /// Makes scalings run here (`on` 1, unless a self-check differed) or in the library (0);
@@ -56,8 +67,9 @@ int shelfscan_scale_area_use(int on);
 /// Scalings compared both ways by the self-check so far, and how many differed.
 void shelfscan_scale_area_checked(long *scalings, long *differed);
 
-/// Scales `trials` random gray pictures (noise, gradients, checks; up to 1200 x 300, random
-/// factors, some with a resolution) here and in the library; returns how many differed.
+/// Scales `trials` random gray pictures (noise, gradients, checks; up to 1200 x 300, some with
+/// a resolution) here and in the library, by random factors under 0.7 (area map) and from 0.7
+/// to 4.5 (interpolation); returns how many differed.
 long shelfscan_scale_area_compare(int trials, unsigned seed);
 
 /// Sauvola binarisation of an 8-bit picture (`pixels`, `w` x `h`, row after row) and of its

@@ -329,7 +329,7 @@ public final class PixImage: @unchecked Sendable {
         if factor < 0.7 && depth >= 8 && pixGetColormap(pix) == nil {
             return try derived("scale") { shelfscan_scale_area_map($0, f, f) }
         }
-        return try derived("scale") { pixScale($0, f, f) }
+        return try derived("scale") { shelfscan_scale($0, f, f) }
     }
 
     /// Scaled down so that neither side exceeds `maxSide` (returns a copy when it already fits).
@@ -376,9 +376,10 @@ public final class PixImage: @unchecked Sendable {
         return n < 0 ? nil : n
     }
 
-    /// Who shrinks 8-bit gray pictures by area mapping (`scaled(by:)` under 0.7): the executable
-    /// (`.own`, `CRotateAM`'s `shelfscan_scale_area_map`: the same pixels, row sums first) or
-    /// Leptonica (`.library`: a self-check that disagreed, or `SHELFSCAN_SCALE_AREA=off`).
+    /// Who scales 8-bit gray pictures (`scaled(by:)`: by area mapping under 0.7, by interpolation
+    /// from there): the executable (`.own`, `CRotateAM`'s `shelfscan_scale_area_map` and
+    /// `shelfscan_scale`: the same pixels, rows first) or Leptonica (`.library`: a self-check
+    /// that disagreed, or `SHELFSCAN_SCALE_AREA=off`).
     public static var areaMapScaling: TesseractEngine.OwnOrLibrary {
         TesseractEngine.OwnOrLibrary(state: shelfscan_scale_area_state())
     }

@@ -1,4 +1,4 @@
-// See include/rotateam.h (shelfscan_scale_area_map).
+// See include/rotateam.h (shelfscan_scale_area_map, shelfscan_scale).
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,12 +26,17 @@ extern int pixCopyInputFormat(struct Pix *pixd, const struct Pix *pixs);
 extern int pixCopyResolution(struct Pix *pixd, const struct Pix *pixs);
 extern int pixScaleResolution(struct Pix *pix, float xscale, float yscale);
 extern struct Pix *pixScaleAreaMap(struct Pix *pix, float scalex, float scaley);
+extern struct Pix *pixScale(struct Pix *pix, float scalex, float scaley);
+extern struct Pix *pixUnsharpMasking(struct Pix *pix, int halfwidth, float fract);
+extern int pixCopyText(struct Pix *pixd, const struct Pix *pixs);
+extern char *pixGetText(struct Pix *pix);
 
 enum { self_checks = 8 };
 
 static pthread_once_t decided = PTHREAD_ONCE_INIT;
+static void decide(void);
 static int state;
-static long checked, differed;
+static long checked, differed, li_checked;
 
 /// Whether the library's pixScaleAreaMap would take its general 8-bit path for these factors
 /// (not its 2x cascades, nor pixScaleSmooth below 0.02, nor pixScaleGeneral from 0.7).
@@ -145,7 +150,105 @@ static bool same_pix(struct Pix *a, struct Pix *b) {
     int w = pixGetWidth(a), h = pixGetHeight(a), wpl = pixGetWpl(a);
     if (w != pixGetWidth(b) || h != pixGetHeight(b) || pixGetDepth(a) != pixGetDepth(b) || wpl != pixGetWpl(b)) return false;
     if (pixGetXRes(a) != pixGetXRes(b) || pixGetYRes(a) != pixGetYRes(b) || pixGetInputFormat(a) != pixGetInputFormat(b)) return false;
+    const char *ta = pixGetText(a), *tb = pixGetText(b);
+    if ((ta == NULL) != (tb == NULL) || (ta && strcmp(ta, tb) != 0)) return false;
     return memcmp(pixGetData(a), pixGetData(b), sizeof(uint32_t) * (size_t)wpl * (size_t)h) == 0;
+}
+
+/// Whether the library's pixScale would interpolate this 8-bit picture in its general case
+/// (pixScaleGeneral -> pixScaleGrayLI, not its copy, 2x or 4x shortcuts).
+static bool interpolated_gray(struct Pix *pix, float scalex, float scaley) {
+    if (!pix || pixGetDepth(pix) != 8 || pixGetColormap(pix)) return false;
+    if (scalex <= 0.0 || scaley <= 0.0) return false;
+    float maxscale = scalex > scaley ? scalex : scaley;
+    if (maxscale < 0.7) return false;
+    if ((scalex == 1.0 && scaley == 1.0) || (scalex == 2.0 && scaley == 2.0) || (scalex == 4.0 && scaley == 4.0)) return false;
+    int ws = pixGetWidth(pix), hs = pixGetHeight(pix);
+    int wd = (int)(scalex * (float)ws + 0.5), hd = (int)(scaley * (float)hs + 0.5);
+    return wd >= 1 && hd >= 1;
+}
+
+/// Leptonica 1.82's scaleGrayLILow, the same sums in another order: each destination pixel
+/// weighs the four source pixels around its position (in sixteenths) by (16 - xf) or xf times
+/// (16 - yf) or yf, a column weight times a row weight, so the two source rows are first
+/// mixed by the row weights, every column at once, then each destination pixel takes its two
+/// columns of that. The library's edges: the last row mixed with itself, the last column with
+/// itself. Integers: the same totals, the same division.
+static struct Pix *interpolate_here(struct Pix *pixs, float scalex, float scaley) {
+    int ws = pixGetWidth(pixs), hs = pixGetHeight(pixs), wpls = pixGetWpl(pixs);
+    int wd = (int)(scalex * (float)ws + 0.5), hd = (int)(scaley * (float)hs + 0.5);
+    float scx = 16. * (float)ws / (float)wd, scy = 16. * (float)hs / (float)hd;
+    int wm2 = ws - 2, hm2 = hs - 2;
+    int *xp = malloc(sizeof(int) * (size_t)wd), *xf = malloc(sizeof(int) * (size_t)wd);
+    size_t bytes = 4 * (size_t)wpls;
+    int32_t *mixed = malloc(sizeof(int32_t) * bytes);
+    struct Pix *pixd = (xp && xf && mixed) ? pixCreate(wd, hd, 8) : NULL;
+    if (!pixd) {
+        free(xp); free(xf); free(mixed);
+        return NULL;
+    }
+    pixCopyText(pixd, pixs);
+    pixCopyResolution(pixd, pixs);
+    pixCopyInputFormat(pixd, pixs);
+    pixScaleResolution(pixd, scalex, scaley);
+    for (int j = 0; j < wd; j++) {
+        int xpm = (int)(scx * (float)j);
+        xp[j] = xpm >> 4;
+        xf[j] = xpm & 0x0f;
+    }
+    const uint32_t *datas = pixGetData(pixs);
+    uint32_t *datad = pixGetData(pixd);
+    int wpld = pixGetWpl(pixd);
+    for (int i = 0; i < hd; i++) {
+        int ypm = (int)(scy * (float)i);
+        int yp = ypm >> 4, yf = ypm & 0x0f;
+        uint32_t *lined = datad + (size_t)i * wpld;
+        const uint8_t *top = (const uint8_t *)(datas + (size_t)yp * wpls);
+        const uint8_t *below = yp > hm2 ? top : (const uint8_t *)(datas + (size_t)(yp + 1) * wpls);
+        int32_t wt = 16 - yf, wb = yf;
+        for (size_t n = 0; n < bytes; n++) mixed[n] = wt * top[n] + wb * below[n];
+        for (int j = 0; j < wd; j++) {
+            int x = xp[j], f = xf[j];
+            int32_t left = mixed[x ^ 3], right = x > wm2 ? left : mixed[(x + 1) ^ 3];
+            set_byte(lined, j, (uint8_t)(((16 - f) * left + f * right + 128) / 256));
+        }
+    }
+    free(xp); free(xf); free(mixed);
+    return pixd;
+}
+
+/// pixScale's steps after the interpolation (pixScaleGeneral): sharpened below 1.4, the
+/// source's text and input format.
+static struct Pix *scale_interpolated(struct Pix *pixs, struct Pix *interpolated, float scalex, float scaley) {
+    float maxscale = scalex > scaley ? scalex : scaley;
+    struct Pix *pixd = interpolated;
+    if (maxscale < 1.4) {
+        pixd = pixUnsharpMasking(interpolated, 2, 0.4f);
+        pixDestroy(&interpolated);
+        if (!pixd) return NULL;
+    }
+    pixCopyText(pixd, pixs);
+    pixCopyInputFormat(pixd, pixs);
+    return pixd;
+}
+
+struct Pix *shelfscan_scale(struct Pix *pix, float scalex, float scaley) {
+    pthread_once(&decided, decide);
+    if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 1 || !interpolated_gray(pix, scalex, scaley)) return pixScale(pix, scalex, scaley);
+    struct Pix *interpolated = interpolate_here(pix, scalex, scaley);
+    struct Pix *own = interpolated ? scale_interpolated(pix, interpolated, scalex, scaley) : NULL;
+    if (!own) return pixScale(pix, scalex, scaley);
+    if (__atomic_load_n(&li_checked, __ATOMIC_RELAXED) >= self_checks) return own;
+    struct Pix *library = pixScale(pix, scalex, scaley);
+    __atomic_add_fetch(&li_checked, 1, __ATOMIC_RELAXED);
+    if (same_pix(own, library)) {
+        pixDestroy(&library);
+        return own;
+    }
+    __atomic_add_fetch(&differed, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+    pixDestroy(&own);
+    return library;
 }
 
 static void decide(void) {
@@ -214,11 +317,21 @@ long shelfscan_scale_area_compare(int trials, unsigned seed) {
                 set_byte(data + (size_t)y * wpl, x, v);
             }
         }
-        float f = 0.02f + (float)(next_random(&s) % 68000) / 100000.0f;
-        float g = t % 4 == 0 ? 0.02f + (float)(next_random(&s) % 68000) / 100000.0f : f;
+        // Shrinking by area (under 0.7) every other trial, interpolating (0.7 to 4.5) between.
+        float low = t % 2 == 0 ? 0.02f : 0.7f, spread = t % 2 == 0 ? 0.68f : 3.8f;
+        float f = low + spread * (float)(next_random(&s) % 100000) / 100000.0f;
+        float g = t % 4 < 2 ? low + spread * (float)(next_random(&s) % 100000) / 100000.0f : f;
+        if (t % 10 == 5) f = g = 1.5f;
         if (general_gray(pix, f, g)) {
             struct Pix *own = scale_here(pix, f, g);
             struct Pix *library = pixScaleAreaMap(pix, f, g);
+            if (own && !same_pix(own, library)) differences++;
+            pixDestroy(&own);
+            pixDestroy(&library);
+        } else if (interpolated_gray(pix, f, g)) {
+            struct Pix *interpolated = interpolate_here(pix, f, g);
+            struct Pix *own = interpolated ? scale_interpolated(pix, interpolated, f, g) : NULL;
+            struct Pix *library = pixScale(pix, f, g);
             if (own && !same_pix(own, library)) differences++;
             pixDestroy(&own);
             pixDestroy(&library);
