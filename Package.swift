@@ -9,7 +9,8 @@ import PackageDescription
 // CLSTMSteps's tesseract::StrideMap::Index methods, NetworkIO's WriteTimeStepPart and
 // MaxpoolTimeStep, and Convolve::Forward (the LSTM's smallest steps), and FullyConnected's
 // ForwardTimeStep (its tanh and logistic layers' activations, lstmgates.c), and CRotateAM's
-// pixRotateAMGray (Leptonica's rotation of gray pictures).
+// pixRotateAMGray (Leptonica's rotation of gray pictures), and CPageSteps's tesseract::HistogramRect
+// and ImageThresholder::ThresholdRectToPix (the threshold of each picture read).
 let interposed = LinkerSetting.unsafeFlags(
     ["png_set_compression_level", "pixWriteMem", "pixInvert", "GOMP_parallel", "GOMP_parallel_sections", "GOMP_sections_next",
      "GOMP_sections_end_nowait",
@@ -20,6 +21,8 @@ let interposed = LinkerSetting.unsafeFlags(
      "_ZN9tesseract8Convolve7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_",
      "_ZN9tesseract14FullyConnected15ForwardTimeStepEiPf", "pixRotateAMGray",
      "_ZN9tesseract4LSTM7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_",
+     "_ZN9tesseract13HistogramRectENS_5ImageEiiiiiPi",
+     "_ZNK9tesseract16ImageThresholder18ThresholdRectToPixENS_5ImageEiRKSt6vectorIiSaIiEES6_PS1_",
     ].flatMap { ["-Xlinker", "--export-dynamic-symbol=\($0)"] })
 
 let package = Package(
@@ -66,10 +69,15 @@ let package = Package(
         .target(
             name: "CRotateAM",
             linkerSettings: [.linkedLibrary("dl")]),
+        // Tesseract's histogram and threshold of each picture read, without its per-pixel
+        // dependencies and branches (include/pagesteps.h).
+        .target(
+            name: "CPageSteps",
+            linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "ShelfScanKit",
             dependencies: [
-                "CLeptonica", "CTesseract", "CZBar", "CCurl", "CFastPNG", "CLineInvert", "COpenMP", "CLSTMSteps", "CRotateAM",
+                "CLeptonica", "CTesseract", "CZBar", "CCurl", "CFastPNG", "CLineInvert", "COpenMP", "CLSTMSteps", "CRotateAM", "CPageSteps",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .executableTarget(

@@ -380,6 +380,33 @@ struct OCRTests {
         #expect(ours.json == theirs.json)
     }
 
+    @Test("Tesseract's histogram and Otsu threshold of each picture: the executable's agree with the library's, picture by picture and reading by reading")
+    func pageSteps() throws {
+        let engine = try TesseractEngine(tessdata: Fixtures.models)
+        let shelf = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-mixed.jpg")).image
+            .grayscale().rotated(quarterTurns: 1)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        func reading() throws -> (text: String, json: String) {
+            let page = try engine.recognize(shelf, layout: .block)
+            return (OCRSample.text(page), String(decoding: try encoder.encode(page), as: UTF8.self))
+        }
+        let own = TesseractEngine.useOwnPageSteps(true)
+        defer { TesseractEngine.useOwnPageSteps(true) }
+        let ours = try reading()
+        guard let disagreements = TesseractEngine.pageStepDisagreements(trials: 3000, seed: 7) else {
+            // Another libtesseract than the one read: the library's run.
+            #expect(own == .library)
+            return
+        }
+        #expect(disagreements == 0)
+        #expect(own == (ProcessInfo.processInfo.environment["SHELFSCAN_PAGE_STEPS"] == "off" ? .library : .own))
+        #expect(TesseractEngine.useOwnPageSteps(false) == .library)
+        let theirs = try reading()
+        #expect(!ours.text.isEmpty)
+        #expect(ours.json == theirs.json)
+    }
+
     /// In a child process each (the kernel is chosen once, before any model loads): the same
     /// lines, confidences and boxes with either kernel.
     @Test("a reading with the executable's int8 kernel and LSTM steps (AVX-512 or AVX2) and with the library's: the same lines",

@@ -3,6 +3,7 @@ import CLeptonica
 import CLineInvert
 import COpenMP
 import CLSTMSteps
+import CPageSteps
 import CTesseract
 import Foundation
 
@@ -232,6 +233,27 @@ public final class TesseractEngine: @unchecked Sendable {
     /// differ on (nil where the executable's cannot run here).
     public static func lstmGateDisagreements(count: Int, seed: UInt32) -> Int? {
         let n = shelfscan_lstm_gates_compare(Int32(count), seed)
+        return n < 0 ? nil : n
+    }
+
+    /// Who computes each picture's gray histogram and applies Otsu's threshold to it
+    /// (`tesseract::HistogramRect`, `ImageThresholder::ThresholdRectToPix`): the executable
+    /// (`.own`, `CPageSteps`: the same counts and bits, without the library's per-pixel waits and
+    /// branches) or the library (`.library`: another libtesseract than Debian 12's 5.3.0, a probe
+    /// that disagreed, or `SHELFSCAN_PAGE_STEPS=off`); `.undecided` before the first picture.
+    public static var pageSteps: OwnOrLibrary { OwnOrLibrary(state: shelfscan_page_steps_state()) }
+
+    /// Makes the executable threshold pictures (`own`, where its checks passed) or the library.
+    @discardableResult
+    public static func useOwnPageSteps(_ own: Bool) -> OwnOrLibrary {
+        _ = shelfscan_page_steps_use(own ? 1 : 0)
+        return pageSteps
+    }
+
+    /// How many of `trials` random pictures and rectangles the executable's histogram and
+    /// threshold and the library's differ on (nil where the executable's cannot run here).
+    public static func pageStepDisagreements(trials: Int, seed: UInt32) -> Int? {
+        let n = shelfscan_page_steps_compare(Int32(trials), seed)
         return n < 0 ? nil : n
     }
 
