@@ -8,7 +8,8 @@ import PackageDescription
 // readings), COpenMP's GOMP_* (Tesseract's OpenMP regions, run on the calling thread),
 // CLSTMSteps's tesseract::StrideMap::Index methods, NetworkIO's WriteTimeStepPart and
 // MaxpoolTimeStep, and Convolve::Forward (the LSTM's smallest steps), and FullyConnected's
-// ForwardTimeStep (its tanh and logistic layers' activations, lstmgates.c), and CRotateAM's
+// ForwardTimeStep (its tanh and logistic layers' activations, lstmgates.c) and IntSimdMatrix::Init
+// (the int8 kernel's weight sums, intmatrix.c), and CRotateAM's
 // pixRotateAMGray (Leptonica's rotation of gray pictures), and CPageSteps's tesseract::HistogramRect
 // and ImageThresholder::ThresholdRectToPix (the threshold of each picture read).
 let interposed = LinkerSetting.unsafeFlags(
@@ -22,6 +23,7 @@ let interposed = LinkerSetting.unsafeFlags(
      "_ZN9tesseract14FullyConnected15ForwardTimeStepEiPf", "pixRotateAMGray",
      "_ZN9tesseract4LSTM7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_",
      "_ZN9tesseract13HistogramRectENS_5ImageEiiiiiPi",
+     "_ZNK9tesseract13IntSimdMatrix4InitERKNS_16GENERIC_2D_ARRAYIaEERSt6vectorIaSaIaEERi",
      "_ZNK9tesseract16ImageThresholder18ThresholdRectToPixENS_5ImageEiRKSt6vectorIiSaIiEES6_PS1_",
     ].flatMap { ["-Xlinker", "--export-dynamic-symbol=\($0)"] })
 

@@ -43,27 +43,25 @@ static int state;
 #if defined(__x86_64__)
 #define WIDE __attribute__((target("avx512f,avx512bw,avx512vnni")))
 
-// One group of 4 inputs, broadcast to the 16 lanes, times `regs` registers' 16 x 4 weights.
+// One group of 4 inputs, broadcast to the 16 lanes and offset by 128 (unsigned bytes 1...255,
+// as `vpdpbusd` takes them), times `regs` registers' 16 x 4 weights.
 static WIDE inline __attribute__((always_inline)) void dot_group(const int regs, const int8_t *w, const int8_t *u, __m512i *sums) {
     int32_t four;
     memcpy(&four, u, sizeof four);
-    const __m512i inputs = _mm512_set1_epi32(four);
-    const __mmask64 negative = _mm512_movepi8_mask(inputs);
-    const __m512i magnitudes = _mm512_abs_epi8(inputs);
-    for (int r = 0; r < regs; r++) {
-        __m512i weights = _mm512_loadu_si512((const void *)(w + 64 * r));
-        weights = _mm512_mask_sub_epi8(weights, negative, _mm512_setzero_si512(), weights);
-        sums[r] = _mm512_dpbusd_epi32(sums[r], magnitudes, weights);
-    }
+    const __m512i inputs = _mm512_xor_si512(_mm512_set1_epi32(four), _mm512_set1_epi32((int)0x80808080u));
+    for (int r = 0; r < regs; r++)
+        sums[r] = _mm512_dpbusd_epi32(sums[r], inputs, _mm512_loadu_si512((const void *)(w + 64 * r)));
 }
 
 // One set of `regs` registers of 16 outputs: every group of 4 inputs, each broadcast to the 16
-// lanes, times each register's 16 x 4 weights (`vpdpbusd` takes unsigned bytes times signed
-// ones: the inputs' magnitudes times the weights with the inputs' signs; Tesseract's int
-// weights lie in -127...127, so negating them is exact), then the bias (its weight times 127)
-// added and the sum scaled, as the library's kernel does: int to float, times the scale.
+// lanes, times each register's 16 x 4 weights. `vpdpbusd` takes unsigned bytes times signed
+// ones: each input plus 128 times its weight, so 128 times the output's weight sum (`row_sums`,
+// kept after the weights by `Init` below) comes off. Then the bias (its weight times 127) added
+// and the sum scaled, as the library's kernel does: int to float, times the scale. Exact in 32
+// bits: the same sums as the library's.
 static WIDE inline __attribute__((always_inline)) void dot_set(const int regs, int groups, const int8_t **shaped,
-                                                                const float **scales, const int8_t *u, float **v) {
+                                                                const float **scales, const int32_t **row_sums,
+                                                                const int8_t *u, float **v) {
     // With fewer than 4 registers, 2 sums per register (even and odd groups, added at the end:
     // exact in 32 bits), so that more than 2 products are under way (`vpdpbusd` takes 5 cycles).
     enum { most = 8 };
@@ -79,15 +77,18 @@ static WIDE inline __attribute__((always_inline)) void dot_set(const int regs, i
     if (chains == 2)
         for (int r = 0; r < regs; r++) sums[0][r] = _mm512_add_epi32(sums[0][r], sums[1][r]);
     const float *s = *scales;
+    const int32_t *rows = *row_sums;
     float *out = *v;
     for (int r = 0; r < regs; r++) {
         const __m512i bias = _mm512_mullo_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(w + 16 * r))),
                                                 _mm512_set1_epi32(127));
-        const __m512 total = _mm512_cvtepi32_ps(_mm512_add_epi32(sums[0][r], bias));
+        const __m512i offset = _mm512_slli_epi32(_mm512_loadu_si512((const void *)(rows + 16 * r)), 7);
+        const __m512 total = _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_sub_epi32(sums[0][r], offset), bias));
         _mm512_storeu_ps(out + 16 * r, _mm512_mul_ps(total, _mm512_loadu_ps(s + 16 * r)));
     }
     *shaped = w + 16 * regs;
     *scales = s + 16 * regs;
+    *row_sums = rows + 16 * regs;
     *v = out + 16 * regs;
 }
 
@@ -96,11 +97,13 @@ static WIDE inline __attribute__((always_inline)) void dot_set(const int regs, i
 static WIDE void dot_wide(int dim1, int dim2, const int8_t *shaped, const float *scales, const int8_t *u, float *v) {
     const int groups = (dim2 - 1 + 3) / 4;
     const int rounded_out = (dim1 + 15) / 16 * 16;
+    // The weight sums follow the weights and biases: (4 groups + 1) bytes per rounded output.
+    const int32_t *rows = (const int32_t *)(const void *)(shaped + (size_t)rounded_out * (size_t)(4 * groups + 1));
     int output = 0;
-    for (; output + 128 <= rounded_out; output += 128) dot_set(8, groups, &shaped, &scales, u, &v);
-    for (; output + 64 <= rounded_out; output += 64) dot_set(4, groups, &shaped, &scales, u, &v);
-    for (; output + 32 <= rounded_out; output += 32) dot_set(2, groups, &shaped, &scales, u, &v);
-    for (; output + 16 <= rounded_out; output += 16) dot_set(1, groups, &shaped, &scales, u, &v);
+    for (; output + 128 <= rounded_out; output += 128) dot_set(8, groups, &shaped, &scales, &rows, u, &v);
+    for (; output + 64 <= rounded_out; output += 64) dot_set(4, groups, &shaped, &scales, &rows, u, &v);
+    for (; output + 32 <= rounded_out; output += 32) dot_set(2, groups, &shaped, &scales, &rows, u, &v);
+    for (; output + 16 <= rounded_out; output += 16) dot_set(1, groups, &shaped, &scales, &rows, u, &v);
 }
 
 static const struct int_simd_matrix wide = {dot_wide, 16, 8, 32, 4};
@@ -116,16 +119,50 @@ static const struct int_simd_matrix **slot, *avx2;
 static init_fn library_init;
 static const char *int_array_vtable;
 static delete_fn delete_one;
+typedef void *(*new_fn)(size_t);
+static new_fn new_bytes;
+
+#define INIT "_ZNK9tesseract13IntSimdMatrix4InitERKNS_16GENERIC_2D_ARRAYIaEERSt6vectorIaSaIaEERi"
+
+// IntSimdMatrix::Init, which libtesseract calls (through its procedure linkage table) for every
+// weight matrix of a model as it loads, with the kernel it lays the weights out for: the
+// library's own, then, for this kernel, each output's weight sum (its inputs', not the bias)
+// appended as 32-bit ints after the laid-out weights (the kernel's offset inputs need them; the
+// library only ever hands the kernel the vector's start).
+void shelfscan_int_matrix_init(const struct int_simd_matrix *self, const struct int_array *w, struct byte_vector *shaped,
+                               int *rounded_out) __asm__(INIT);
+void shelfscan_int_matrix_init(const struct int_simd_matrix *self, const struct int_array *w, struct byte_vector *shaped,
+                               int *rounded_out) {
+    if (!library_init) library_init = (init_fn)dlsym(RTLD_NEXT, INIT);
+    library_init(self, w, shaped, rounded_out);
+#if defined(__x86_64__)
+    if (self != &wide) return;
+    size_t size = (size_t)(shaped->end - shaped->begin), extra = sizeof(int32_t) * (size_t)*rounded_out;
+    int8_t *grown = new_bytes(size + extra);
+    memcpy(grown, shaped->begin, size);
+    for (int o = 0; o < *rounded_out; o++) {
+        int32_t sum = 0;
+        if (o < w->dim1)
+            for (int j = 0; j < w->dim2 - 1; j++) sum += w->array[(size_t)o * (size_t)w->dim2 + (size_t)j];
+        memcpy(grown + size + sizeof(int32_t) * (size_t)o, &sum, sizeof sum);
+    }
+    if (shaped->begin) delete_one(shaped->begin);
+    shaped->begin = grown;
+    shaped->end = grown + size + extra;
+    shaped->capacity = grown + size + extra;
+#endif
+}
 
 static bool library_found(void) {
     const char *version = TessVersion();
     if (!version || strcmp(version, "5.3.0") != 0) return false;
     slot = (const struct int_simd_matrix **)dlsym(RTLD_DEFAULT, "_ZN9tesseract13IntSimdMatrix13intSimdMatrixE");
     avx2 = (const struct int_simd_matrix *)dlsym(RTLD_DEFAULT, "_ZN9tesseract13IntSimdMatrix17intSimdMatrixAVX2E");
-    library_init = (init_fn)dlsym(RTLD_DEFAULT, "_ZNK9tesseract13IntSimdMatrix4InitERKNS_16GENERIC_2D_ARRAYIaEERSt6vectorIaSaIaEERi");
+    if (!library_init) library_init = (init_fn)dlsym(RTLD_NEXT, INIT);
+    new_bytes = (new_fn)dlsym(RTLD_DEFAULT, "_Znwm");
     int_array_vtable = (const char *)dlsym(RTLD_DEFAULT, "_ZTVN9tesseract16GENERIC_2D_ARRAYIaEE");
     delete_one = (delete_fn)dlsym(RTLD_DEFAULT, "_ZdlPv");
-    return slot && avx2 && library_init && int_array_vtable && delete_one && avx2->kernel
+    return slot && avx2 && library_init && int_array_vtable && delete_one && new_bytes && avx2->kernel
         && avx2->outputs_per_register == 8 && avx2->max_output_registers == 8
         && avx2->inputs_per_register == 32 && avx2->inputs_per_group == 4;
 }
@@ -161,7 +198,7 @@ static long compare_one(unsigned *seed) {
     for (int k = 0; k < 2; k++) {
         struct byte_vector shaped = {0, 0, 0};
         int rounded = 0;
-        library_init(kernels[k], &w, &shaped, &rounded);
+        shelfscan_int_matrix_init(kernels[k], &w, &shaped, &rounded);
         for (int j = 0; j < most_out + 16 + guard; j++) v[k][j] = -7.0f;
         kernels[k]->kernel(outputs, inputs + 1, shaped.begin, scales, u, v[k]);
         // Nothing written past the rounded outputs.

@@ -5,7 +5,11 @@
 /// layer of an integer model, each time step), 64 products per instruction with AVX-512 VNNI
 /// (`vpdpbusd`) where the processor has it, instead of the library's AVX2 kernel (32 products
 /// per four instructions; 14% of a shelf photo's CPU). Same sums, exact in 32 bits either way,
-/// the same float arithmetic after them: the same readings.
+/// the same float arithmetic after them: the same readings. `vpdpbusd` multiplies unsigned bytes
+/// by signed ones: the inputs go in plus 128 and 128 times each output's weight sum comes off
+/// after, the sums kept after the laid-out weights by the executable's `IntSimdMatrix::Init`
+/// (libtesseract calls it for every matrix as a model loads; the library's own lays out the
+/// weights, then the sums are appended for this kernel only).
 ///
 /// libtesseract picks its kernel through a public pointer (`IntSimdMatrix::intSimdMatrix`), read
 /// when a model loads (its weights are laid out for the kernel: here 16 outputs per register
