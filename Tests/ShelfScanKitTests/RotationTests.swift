@@ -98,3 +98,28 @@ struct GrayCropTests {
         #expect(try image.grayCrop(boxes[1]).grayBytes().pixels != image.grayCrop(boxes[1], darkest: true).grayBytes().pixels)
     }
 }
+
+@Suite("Painting through a mask")
+struct MaskedSettingTests {
+    @Test("the executable's pixSetMasked paints what Leptonica's does: random masks, and Tesseract's readings either way")
+    func sameAsLeptonica() throws {
+        guard let disagreements = PixImage.maskedSettingDisagreements(trials: 2000, seed: 9) else {
+            Issue.record("Leptonica's pixSetMasked not found")
+            return
+        }
+        #expect(disagreements == 0)
+        let own = PixImage.useOwnMaskedSetting(true)
+        defer { PixImage.useOwnMaskedSetting(true) }
+        #expect(own == (ProcessInfo.processInfo.environment["SHELFSCAN_SET_MASKED"] == "off" ? .library : .own))
+        // Tesseract's stroke widths paint every blob through it while finding the lines.
+        let engine = try TesseractEngine(tessdata: Fixtures.models)
+        let shelf = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-english-ttb.jpg")).image
+            .grayscale().rotated(quarterTurns: 3)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let ours = try encoder.encode(try engine.recognize(shelf, layout: .block))
+        #expect(PixImage.useOwnMaskedSetting(false) == .library)
+        let theirs = try encoder.encode(try engine.recognize(shelf, layout: .block))
+        #expect(ours == theirs)
+    }
+}

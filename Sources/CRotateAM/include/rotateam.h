@@ -82,4 +82,15 @@ long shelfscan_scale_area_compare(int trials, unsigned seed);
 int shelfscan_sauvola_both(const unsigned char *pixels, int w, int h, int wc, float meanNorm, double squareNorm, double k,
                            unsigned int *dark, unsigned int *light, int wpl);
 
+/// Leptonica's `pixSetMasked`, defined in the executable (exported: Leptonica's own
+/// `pixDistanceFunction` and Tesseract's calls reach it): for an 8-bit picture without
+/// colormap, a 1-bit mask of its size and a value other than 0 and 255 (Tesseract's stroke
+/// width of every blob: 1.4% of a shelf photo's CPU), each masked pixel set a mask word at a
+/// time, words without a set bit skipped; every other call goes on to the library's. Only over
+/// Leptonica 1.82.0 and after a probe that agrees; `SHELFSCAN_SET_MASKED=off` for the library's.
+int shelfscan_set_masked_state(void);
+int shelfscan_set_masked_use(int on);
+/// Random masks and pictures through both; how many results differed (-1: no library's found).
+long shelfscan_set_masked_compare(int trials, unsigned seed);
+
 #endif

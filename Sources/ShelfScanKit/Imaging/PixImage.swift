@@ -404,6 +404,27 @@ public final class PixImage: @unchecked Sendable {
         shelfscan_scale_area_compare(Int32(trials), seed)
     }
 
+    /// Who paints 8-bit pictures through 1-bit masks (Leptonica's `pixSetMasked`, which
+    /// Tesseract's stroke widths reach for every blob): the executable (`.own`, `CRotateAM`'s
+    /// masked.c: the same bytes, a mask word at a time) or Leptonica (`.library`: another
+    /// Leptonica than 1.82.0, a probe that disagreed, `SHELFSCAN_SET_MASKED=off`).
+    public static var maskedSetting: TesseractEngine.OwnOrLibrary {
+        TesseractEngine.OwnOrLibrary(state: shelfscan_set_masked_state())
+    }
+
+    @discardableResult
+    public static func useOwnMaskedSetting(_ own: Bool) -> TesseractEngine.OwnOrLibrary {
+        _ = shelfscan_set_masked_use(own ? 1 : 0)
+        return maskedSetting
+    }
+
+    /// How many of `trials` random masks and pictures the executable and Leptonica paint
+    /// differently (nil where Leptonica's cannot be found).
+    public static func maskedSettingDisagreements(trials: Int, seed: UInt32) -> Int? {
+        let n = shelfscan_set_masked_compare(Int32(trials), seed)
+        return n < 0 ? nil : n
+    }
+
     /// Rotated by an arbitrary angle in degrees (clockwise), bringing in white at the corners
     /// and growing the canvas so nothing is cut off.
     public func rotated(degrees: Double) throws(ShelfScanError) -> PixImage {
