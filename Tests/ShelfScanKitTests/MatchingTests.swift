@@ -123,6 +123,32 @@ struct WordSimilarityTests {
         }
     }
 
+    @Test("remembered credits are the credits: random words against random units, ids never reused after the memo starts afresh")
+    func creditMemo() {
+        var random = SplitMix64(state: 17)
+        let alphabet = Array("aeiourlnmhctvwjfdsbk".unicodeScalars)
+        func word() -> [Unicode.Scalar] {
+            (0..<(1 + Int(random.next() % 9))).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
+        }
+        let vocabulary = (0..<60).map { _ in word() }
+        let memo = CreditMemo(most: 500)
+        var started = 0
+        for _ in 0..<300 {
+            let units = (0..<(1 + Int(random.next() % 12))).map { _ in word() }
+            let ids = memo.ids(of: units)
+            // The same unit twice in one spine gets one id.
+            for i in units.indices { for j in units.indices where units[i] == units[j] { #expect(ids[i] == ids[j]) } }
+            let w = Int(random.next() % UInt64(vocabulary.count))
+            let before = memo.count
+            let row = memo.row(word: Int32(w), scalars: vocabulary[w], units: units, ids: ids)
+            if memo.count < before { started += 1 }
+            #expect(row == units.map { WordSimilarity.credit(vocabulary[w], $0) })
+        }
+        // The small limit was passed: the memo started afresh and still answered right.
+        #expect(started > 0)
+        #expect(memo.count <= 500 + 12)
+    }
+
     @Test("short words must be exact; unrelated words get nothing")
     func shortWords() {
         #expect(WordSimilarity.credit(s("it"), s("is")) == 0)

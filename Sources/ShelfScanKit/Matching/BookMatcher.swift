@@ -106,7 +106,7 @@ public final class BookMatcher: Sendable {
         guard !spine.words.isEmpty, spine.totalWeight > 0 else { return [] }
         let (candidates, ownedAfter) = index.shortlist(words: spine.words.map(\.scalars), limit: Self.shortlistSize,
                                                        ownedLimit: Self.ownedHolding ? Self.ownedShortlistSize : 0)
-        var cache = CreditCache(spine: spine)
+        var cache = CreditCache(spine: spine, memo: index.creditMemo)
         let names = fullNames(in: spine)
         var scored: [(match: BookMatch, position: Int)] = []
         // The reader's books scoring under the floor (and, below, some past the shortlist), for
@@ -247,14 +247,24 @@ public final class BookMatcher: Sendable {
         }
     }
 
-    /// Credits of vocabulary words against every spine unit, computed once per region.
+    /// Credits of vocabulary words against every spine unit, computed once per region, and
+    /// remembered for the index's other regions and passes (`CreditMemo`).
     struct CreditCache {
         let spine: Spine
         var byWord: [Int32: [Double]] = [:]
+        let memo: CreditMemo?
+        let unitIDs: [Int32]
+
+        init(spine: Spine, memo: CreditMemo? = nil) {
+            self.spine = spine
+            self.memo = CreditMemo.enabled ? memo : nil
+            unitIDs = self.memo?.ids(of: spine.units.map(\.scalars)) ?? []
+        }
 
         mutating func credits(_ word: Int32, _ scalars: [Unicode.Scalar]) -> [Double] {
             if let known = byWord[word] { return known }
-            let row = spine.units.map { WordSimilarity.credit(scalars, $0.scalars) }
+            let row = memo?.row(word: word, scalars: scalars, units: spine.units.map(\.scalars), ids: unitIDs)
+                ?? spine.units.map { WordSimilarity.credit(scalars, $0.scalars) }
             byWord[word] = row
             return row
         }
