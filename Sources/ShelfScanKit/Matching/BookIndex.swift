@@ -461,18 +461,19 @@ struct BookIndex: Sendable {
 /// photos: a shelf photo's matching asked for 2.9 million credits of which 228,000 were
 /// distinct (`chris1`; `suzanne4` 9.2 million, 673,000), each an edit distance. The credit is a
 /// function of the two words alone, so a remembered one is the one computed again. Unit ids are
-/// never reused; past `most` credits the memo starts afresh. `SHELFSCAN_CREDIT_MEMO=off`: each
+/// never reused; past `most` credits (a million) the memo starts afresh. `SHELFSCAN_CREDIT_MEMO=off`: each
 /// region computes its own.
 final class CreditMemo: @unchecked Sendable {
     static let enabled = ProcessInfo.processInfo.environment["SHELFSCAN_CREDIT_MEMO"] != "off"
-    /// Credits (and units) kept at most before starting afresh: about 50 MB.
+    /// Credits (and units) kept at most before starting afresh: a photo's worth (`suzanne4`
+    /// asks for 673,000 distinct), 32 MB of table.
     let most: Int
     private let lock = NSLock()
     private var unitIDs: [[Unicode.Scalar]: Int32] = [:]
     private var nextUnit: Int32 = 0
     private var credits: [UInt64: Double] = [:]
 
-    init(most: Int = 3_000_000) {
+    init(most: Int = 1_000_000) {
         self.most = most
     }
 
