@@ -23,7 +23,7 @@ typedef int (*set_masked_fn)(struct Pix *pixd, struct Pix *pixm, uint32_t val);
 
 static pthread_once_t decided = PTHREAD_ONCE_INIT;
 static set_masked_fn library_set_masked;
-static bool checks_passed;
+static bool found, checks_passed;
 static int state;
 
 /// The case Tesseract's stroke widths meet for every blob (pixDistanceFunction: an 8-bit
@@ -64,7 +64,7 @@ static long compare(int trials, unsigned seed);
 static void decide(void) {
     library_set_masked = (set_masked_fn)dlsym(RTLD_NEXT, "pixSetMasked");
     char *version = getLeptonicaVersion();
-    bool found = library_set_masked && version && strcmp(version, "leptonica-1.82.0") == 0;
+    found = library_set_masked && version && strcmp(version, "leptonica-1.82.0") == 0;
     free(version);
     checks_passed = found && compare(40, 1) == 0;
     const char *setting = getenv("SHELFSCAN_SET_MASKED");
@@ -92,7 +92,7 @@ int shelfscan_set_masked_use(int on) {
 
 long shelfscan_set_masked_compare(int trials, unsigned seed) {
     pthread_once(&decided, decide);
-    return library_set_masked ? compare(trials, seed) : -1;
+    return found ? compare(trials, seed) : -1;
 }
 
 // Random masks (sparse and dense strokes) on random 8-bit pictures, both ways on copies.

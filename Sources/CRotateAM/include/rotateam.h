@@ -90,7 +90,7 @@ int shelfscan_sauvola_both(const unsigned char *pixels, int w, int h, int wc, fl
 /// Leptonica 1.82.0 and after a probe that agrees; `SHELFSCAN_SET_MASKED=off` for the library's.
 int shelfscan_set_masked_state(void);
 int shelfscan_set_masked_use(int on);
-/// Random masks and pictures through both; how many results differed (-1: no library's found).
+/// Random masks and pictures through both; how many results differed (-1: not Leptonica 1.82.0).
 long shelfscan_set_masked_compare(int trials, unsigned seed);
 
 #endif

@@ -419,7 +419,7 @@ public final class PixImage: @unchecked Sendable {
     }
 
     /// How many of `trials` random masks and pictures the executable and Leptonica paint
-    /// differently (nil where Leptonica's cannot be found).
+    /// differently (nil with another Leptonica than 1.82.0).
     public static func maskedSettingDisagreements(trials: Int, seed: UInt32) -> Int? {
         let n = shelfscan_set_masked_compare(Int32(trials), seed)
         return n < 0 ? nil : n
