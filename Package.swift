@@ -10,7 +10,7 @@ import PackageDescription
 // MaxpoolTimeStep, and Convolve::Forward (the LSTM's smallest steps), and FullyConnected's
 // ForwardTimeStep (its tanh and logistic layers' activations, lstmgates.c) and IntSimdMatrix::Init
 // (the int8 kernel's weight sums, intmatrix.c), and CRotateAM's
-// pixRotateAMGray (Leptonica's rotation of gray pictures) and pixSetMasked, and CPageSteps's tesseract::HistogramRect
+// pixRotateAMGray (Leptonica's rotation of gray pictures), pixSetMasked and pixDistanceFunction, and CPageSteps's tesseract::HistogramRect
 // and ImageThresholder::ThresholdRectToPix (the threshold of each picture read).
 let interposed = LinkerSetting.unsafeFlags(
     ["png_set_compression_level", "pixWriteMem", "pixInvert", "GOMP_parallel", "GOMP_parallel_sections", "GOMP_sections_next",
@@ -20,7 +20,7 @@ let interposed = LinkerSetting.unsafeFlags(
      "_ZN9tesseract9StrideMap5Index15SetTFromIndicesEv", "_ZN9tesseract9StrideMap5Index9AddOffsetEiNS_14FlexDimensionsE",
      "_ZN9tesseract9NetworkIO17WriteTimeStepPartEiiiPKf", "_ZN9tesseract9NetworkIO15MaxpoolTimeStepEiRKS0_iPi",
      "_ZN9tesseract8Convolve7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_",
-     "_ZN9tesseract14FullyConnected15ForwardTimeStepEiPf", "pixRotateAMGray", "pixSetMasked",
+     "_ZN9tesseract14FullyConnected15ForwardTimeStepEiPf", "pixRotateAMGray", "pixSetMasked", "pixDistanceFunction",
      "_ZN9tesseract4LSTM7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_",
      "_ZN9tesseract13HistogramRectENS_5ImageEiiiiiPi",
      "_ZNK9tesseract13IntSimdMatrix4InitERKNS_16GENERIC_2D_ARRAYIaEERSt6vectorIaSaIaEERi",

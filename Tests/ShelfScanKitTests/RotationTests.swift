@@ -101,7 +101,7 @@ struct GrayCropTests {
 
 @Suite("Painting through a mask")
 struct MaskedSettingTests {
-    @Test("the executable's pixSetMasked paints what Leptonica's does: random masks, and Tesseract's readings either way")
+    @Test("the executable's pixSetMasked and pixDistanceFunction give what Leptonica's do: random masks and blobs, and Tesseract's readings either way")
     func sameAsLeptonica() throws {
         guard let disagreements = PixImage.maskedSettingDisagreements(trials: 2000, seed: 9) else {
             // Another Leptonica than the one read: its own runs.

@@ -88,6 +88,10 @@ int shelfscan_sauvola_both(const unsigned char *pixels, int w, int h, int wc, fl
 /// width of every blob: 1.4% of a shelf photo's CPU), each masked pixel set a mask word at a
 /// time, words without a set bit skipped; every other call goes on to the library's. Only over
 /// Leptonica 1.82.0 and after a probe that agrees; `SHELFSCAN_SET_MASKED=off` for the library's.
+/// The same file defines `pixDistanceFunction` (exported too; Tesseract calls it for each blob):
+/// for a 1-bit blob, 4-connected, 8-bit out, background outside, the mask painted as above and
+/// Leptonica's two scans with the neighbour just written kept in a register, no branch per
+/// pixel; other arguments go to the library's. Same switch, same probe (random blobs both ways).
 int shelfscan_set_masked_state(void);
 int shelfscan_set_masked_use(int on);
 /// Random masks and pictures through both; how many results differed (-1: not Leptonica 1.82.0).
