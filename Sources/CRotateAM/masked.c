@@ -109,11 +109,13 @@ struct Pix *pixDistanceFunction(struct Pix *pixs, int connectivity, int outdepth
 static long compare(int trials, unsigned seed);
 
 static void decide(void) {
-    // The library's pixDistanceFunction calls pixSetMasked through the executable's while the
-    // probe runs: that call must go straight on to the library's, not wait for this decision.
-    __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
     library_set_masked = (set_masked_fn)dlsym(RTLD_NEXT, "pixSetMasked");
     library_distance = (distance_fn)dlsym(RTLD_NEXT, "pixDistanceFunction");
+    // The library's pixDistanceFunction calls pixSetMasked through the executable's while the
+    // probe runs: that call (and any other thread's meanwhile) must go straight on to the
+    // library's, found just above, not wait for this decision (the same thread would wait
+    // forever). Found first: a call handed on before then jumped to nothing (CI, 4aa0c21).
+    __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
     char *version = getLeptonicaVersion();
     found = library_set_masked && library_distance && version && strcmp(version, "leptonica-1.82.0") == 0;
     free(version);
@@ -124,7 +126,7 @@ static void decide(void) {
 }
 
 int pixSetMasked(struct Pix *pixd, struct Pix *pixm, uint32_t val) {
-    int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
+    int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
     if (__builtin_expect(s == 0, 0)) {
         pthread_once(&decided, decide);
         s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
@@ -134,7 +136,7 @@ int pixSetMasked(struct Pix *pixd, struct Pix *pixm, uint32_t val) {
 }
 
 struct Pix *pixDistanceFunction(struct Pix *pixs, int connectivity, int outdepth, int boundcond) {
-    int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
+    int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
     if (__builtin_expect(s == 0, 0)) {
         pthread_once(&decided, decide);
         s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);

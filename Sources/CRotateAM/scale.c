@@ -94,7 +94,9 @@ static struct Pix *scale_here(struct Pix *pixs, float scalex, float scaley) {
     }
     size_t bytes = 4 * (size_t)wpls;
     int32_t *down = malloc(sizeof(int32_t) * bytes);
-    int32_t *running = malloc(sizeof(int32_t) * ((size_t)ws + 1));
+    // Running sums wrap (unsigned) on very wide rows at tiny factors; their differences, each
+    // within a destination pixel's span, come out exact.
+    uint32_t *running = malloc(sizeof(uint32_t) * ((size_t)ws + 1));
     struct Pix *pixd = (down && running) ? pixCreate(wd, hd, 8) : NULL;
     if (!pixd) {
         free(cols); free(rows); free(down); free(running);
@@ -121,10 +123,10 @@ static struct Pix *scale_here(struct Pix *pixs, float scalex, float scaley) {
             const uint8_t *mid = (const uint8_t *)(datas + (size_t)k * wpls);
             for (size_t n = 0; n < bytes; n++) down[n] += 16 * mid[n];
         }
-        int32_t run = 0;
+        uint32_t run = 0;
         running[0] = 0;
         for (int x = 0; x < ws; x++) {
-            run += down[x ^ 3];
+            run += (uint32_t)down[x ^ 3];
             running[x + 1] = run;
         }
         for (int j = 0; j < wd; j++) {
@@ -133,7 +135,8 @@ static struct Pix *scale_here(struct Pix *pixs, float scalex, float scaley) {
             if (c.edge) {
                 v = byte_at(first, c.first);
             } else {
-                int32_t sum = c.firstShare * down[c.first ^ 3] + 16 * (running[c.last] - running[c.first + 1]) + c.lastShare * down[c.last ^ 3];
+                int32_t inner = (int32_t)(running[c.last] - running[c.first + 1]);
+                int32_t sum = c.firstShare * down[c.first ^ 3] + 16 * inner + c.lastShare * down[c.last ^ 3];
                 v = (uint8_t)((sum + 128) / (c.span * r.span));
             }
             set_byte(lined, j, v);

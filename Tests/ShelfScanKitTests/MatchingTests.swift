@@ -135,18 +135,29 @@ struct WordSimilarityTests {
         var started = 0
         for _ in 0..<300 {
             let units = (0..<(1 + Int(random.next() % 12))).map { _ in word() }
-            let ids = memo.ids(of: units)
+            let (generation, ids) = memo.ids(of: units)
             // The same unit twice in one spine gets one id.
             for i in units.indices { for j in units.indices where units[i] == units[j] { #expect(ids[i] == ids[j]) } }
             let w = Int(random.next() % UInt64(vocabulary.count))
             let before = memo.count
-            let row = memo.row(word: Int32(w), scalars: vocabulary[w], units: units, ids: ids)
+            let row = memo.row(word: Int32(w), scalars: vocabulary[w], units: units, ids: ids, generation: generation)
             if memo.count < before { started += 1 }
             #expect(row == units.map { WordSimilarity.credit(vocabulary[w], $0) })
         }
         // The small limit was passed: the memo started afresh and still answered right.
         #expect(started > 0)
         #expect(memo.count <= 500 + 12)
+        // Ids about to run out start again from 0 in a new generation; a spine holding the old
+        // generation's ids still gets its credits, computed afresh.
+        let units = [s("shining"), s("wolves")]
+        let old = memo.ids(of: units)
+        memo.restartIDs(at: Int32.max - 1)
+        let new = memo.ids(of: [s("penguin"), s("shlning")])
+        #expect(new.generation == old.generation + 1 && new.ids == [0, 1])
+        #expect(memo.count == 0)
+        #expect(memo.row(word: 3, scalars: s("shining"), units: units, ids: old.ids, generation: old.generation)
+                == units.map { WordSimilarity.credit(s("shining"), $0) })
+        #expect(memo.count == 0)
     }
 
     @Test("short words must be exact; unrelated words get nothing")

@@ -472,6 +472,9 @@ final class CreditMemo: @unchecked Sendable {
     private var unitIDs: [[Unicode.Scalar]: Int32] = [:]
     private var nextUnit: Int32 = 0
     private var credits: [UInt64: Double] = [:]
+    /// Bumped when unit ids start again from 0 (a stream's billions of units): a spine holding
+    /// ids of an earlier generation computes its credits without the memo.
+    private var generation = 0
 
     init(most: Int = 1_000_000) {
         self.most = most
@@ -484,24 +487,41 @@ final class CreditMemo: @unchecked Sendable {
         return credits.count
     }
 
-    func ids(of units: [[Unicode.Scalar]]) -> [Int32] {
+    func ids(of units: [[Unicode.Scalar]]) -> (generation: Int, ids: [Int32]) {
         lock.lock()
         defer { lock.unlock() }
         if unitIDs.count > most { unitIDs.removeAll(keepingCapacity: true) }
-        return units.map { u in
+        if nextUnit > Int32.max - Int32(units.count) - 1 {
+            generation += 1
+            nextUnit = 0
+            unitIDs.removeAll(keepingCapacity: true)
+            credits.removeAll(keepingCapacity: true)
+        }
+        return (generation, units.map { u in
             if let known = unitIDs[u] { return known }
             let id = nextUnit
             nextUnit += 1
             unitIDs[u] = id
             return id
-        }
+        })
+    }
+
+    /// Starts unit ids again from `first` (tests: the generation change without billions of units).
+    func restartIDs(at first: Int32) {
+        lock.lock()
+        nextUnit = first
+        lock.unlock()
     }
 
     /// The credits of vocabulary word `word` (`scalars`) against each unit (`ids` from `ids(of:)`).
-    func row(word: Int32, scalars: [Unicode.Scalar], units: [[Unicode.Scalar]], ids: [Int32]) -> [Double] {
+    func row(word: Int32, scalars: [Unicode.Scalar], units: [[Unicode.Scalar]], ids: [Int32], generation: Int) -> [Double] {
         let high = UInt64(UInt32(bitPattern: word)) << 32
         var row = [Double](repeating: -1, count: units.count)
         lock.lock()
+        guard generation == self.generation else {
+            lock.unlock()
+            return units.map { WordSimilarity.credit(scalars, $0) }
+        }
         for i in ids.indices {
             if let known = credits[high | UInt64(UInt32(bitPattern: ids[i]))] { row[i] = known }
         }
@@ -513,8 +533,10 @@ final class CreditMemo: @unchecked Sendable {
         }
         if !fresh.isEmpty {
             lock.lock()
-            if credits.count > most { credits.removeAll(keepingCapacity: true) }
-            for (key, value) in fresh { credits[key] = value }
+            if generation == self.generation {
+                if credits.count > most { credits.removeAll(keepingCapacity: true) }
+                for (key, value) in fresh { credits[key] = value }
+            }
             lock.unlock()
         }
         return row
