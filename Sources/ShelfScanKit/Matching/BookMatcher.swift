@@ -253,19 +253,21 @@ public final class BookMatcher: Sendable {
         let spine: Spine
         var byWord: [Int32: [Double]] = [:]
         let memo: CreditMemo?
+        /// The spine's units' letters, once (each vocabulary word's row is worked out against them).
+        let units: [[Unicode.Scalar]]
         let unitIDs: (generation: Int, ids: [Int32])
 
         init(spine: Spine, memo: CreditMemo? = nil) {
             self.spine = spine
             self.memo = CreditMemo.enabled ? memo : nil
-            unitIDs = self.memo?.ids(of: spine.units.map(\.scalars)) ?? (0, [])
+            units = spine.units.map(\.scalars)
+            unitIDs = self.memo?.ids(of: units) ?? (0, [])
         }
 
         mutating func credits(_ word: Int32, _ scalars: [Unicode.Scalar]) -> [Double] {
             if let known = byWord[word] { return known }
-            let row = memo?.row(word: word, scalars: scalars, units: spine.units.map(\.scalars), ids: unitIDs.ids,
-                                generation: unitIDs.generation)
-                ?? spine.units.map { WordSimilarity.credit(scalars, $0.scalars) }
+            let row = memo?.row(word: word, scalars: scalars, units: units, ids: unitIDs.ids, generation: unitIDs.generation)
+                ?? units.map { WordSimilarity.credit(scalars, $0) }
             byWord[word] = row
             return row
         }
