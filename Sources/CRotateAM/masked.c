@@ -8,16 +8,7 @@
 #include <string.h>
 #include "rotateam.h"
 
-struct Pix;
-extern int pixGetDepth(const struct Pix *pix);
-extern int pixGetWidth(const struct Pix *pix);
-extern int pixGetHeight(const struct Pix *pix);
-extern int pixGetWpl(const struct Pix *pix);
-extern uint32_t *pixGetData(struct Pix *pix);
-extern void *pixGetColormap(struct Pix *pix);
-extern struct Pix *pixCreate(int width, int height, int depth);
-extern void pixDestroy(struct Pix **pix);
-extern char *getLeptonicaVersion(void);
+#include "lept.h"
 
 typedef int (*set_masked_fn)(struct Pix *pixd, struct Pix *pixm, uint32_t val);
 typedef struct Pix *(*distance_fn)(struct Pix *pixs, int connectivity, int outdepth, int boundcond);

@@ -16,17 +16,7 @@
 // Every float operation below is the library's, one by one: never fused.
 #pragma clang fp contract(off)
 
-// Leptonica's C API, declared here so this target needs none of its headers.
-struct Pix;
-extern int pixGetDepth(const struct Pix *pix);
-extern int pixGetWidth(const struct Pix *pix);
-extern int pixGetHeight(const struct Pix *pix);
-extern int pixGetWpl(const struct Pix *pix);
-extern uint32_t *pixGetData(struct Pix *pix);
-extern struct Pix *pixCreate(int width, int height, int depth);
-extern struct Pix *pixCreateTemplate(const struct Pix *pixs);
-extern void pixDestroy(struct Pix **pix);
-extern char *getLeptonicaVersion(void);
+#include "lept.h"
 
 typedef struct Pix *(*rotate_fn)(struct Pix *pixs, float angle, int grayval);
 

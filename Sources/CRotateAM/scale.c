@@ -9,27 +9,7 @@
 // The positions are the library's float and double operations, one by one: never fused.
 #pragma clang fp contract(off)
 
-struct Pix;
-extern int pixGetDepth(const struct Pix *pix);
-extern int pixGetWidth(const struct Pix *pix);
-extern int pixGetHeight(const struct Pix *pix);
-extern int pixGetWpl(const struct Pix *pix);
-extern int pixGetXRes(const struct Pix *pix);
-extern int pixGetYRes(const struct Pix *pix);
-extern int pixGetInputFormat(const struct Pix *pix);
-extern int pixSetResolution(struct Pix *pix, int xres, int yres);
-extern void *pixGetColormap(struct Pix *pix);
-extern uint32_t *pixGetData(struct Pix *pix);
-extern struct Pix *pixCreate(int width, int height, int depth);
-extern void pixDestroy(struct Pix **pix);
-extern int pixCopyInputFormat(struct Pix *pixd, const struct Pix *pixs);
-extern int pixCopyResolution(struct Pix *pixd, const struct Pix *pixs);
-extern int pixScaleResolution(struct Pix *pix, float xscale, float yscale);
-extern struct Pix *pixScaleAreaMap(struct Pix *pix, float scalex, float scaley);
-extern struct Pix *pixScale(struct Pix *pix, float scalex, float scaley);
-extern struct Pix *pixUnsharpMasking(struct Pix *pix, int halfwidth, float fract);
-extern int pixCopyText(struct Pix *pixd, const struct Pix *pixs);
-extern char *pixGetText(struct Pix *pix);
+#include "lept.h"
 
 enum { self_checks = 8 };
 
@@ -158,6 +138,24 @@ static bool same_pix(struct Pix *a, struct Pix *b) {
     return memcmp(pixGetData(a), pixGetData(b), sizeof(uint32_t) * (size_t)wpl * (size_t)h) == 0;
 }
 
+/// `own` for the first `self_checks` scalings of a kind compared with the library's `library`
+/// (counted in `count`): the same, `own`; different, the library's, and every later scaling of
+/// either kind goes to the library.
+static struct Pix *self_checked(struct Pix *own, long *count, struct Pix *(*library)(struct Pix *, float, float),
+                                struct Pix *pix, float scalex, float scaley) {
+    if (__atomic_load_n(count, __ATOMIC_RELAXED) >= self_checks) return own;
+    struct Pix *theirs = library(pix, scalex, scaley);
+    __atomic_add_fetch(count, 1, __ATOMIC_RELAXED);
+    if (same_pix(own, theirs)) {
+        pixDestroy(&theirs);
+        return own;
+    }
+    __atomic_add_fetch(&differed, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+    pixDestroy(&own);
+    return theirs;
+}
+
 /// Whether the library's pixScale would interpolate this 8-bit picture in its general case
 /// (pixScaleGeneral -> pixScaleGrayLI, not its copy, 2x or 4x shortcuts).
 static bool interpolated_gray(struct Pix *pix, float scalex, float scaley) {
@@ -240,18 +238,7 @@ struct Pix *shelfscan_scale(struct Pix *pix, float scalex, float scaley) {
     if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 1 || !interpolated_gray(pix, scalex, scaley)) return pixScale(pix, scalex, scaley);
     struct Pix *interpolated = interpolate_here(pix, scalex, scaley);
     struct Pix *own = interpolated ? scale_interpolated(pix, interpolated, scalex, scaley) : NULL;
-    if (!own) return pixScale(pix, scalex, scaley);
-    if (__atomic_load_n(&li_checked, __ATOMIC_RELAXED) >= self_checks) return own;
-    struct Pix *library = pixScale(pix, scalex, scaley);
-    __atomic_add_fetch(&li_checked, 1, __ATOMIC_RELAXED);
-    if (same_pix(own, library)) {
-        pixDestroy(&library);
-        return own;
-    }
-    __atomic_add_fetch(&differed, 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
-    pixDestroy(&own);
-    return library;
+    return own ? self_checked(own, &li_checked, pixScale, pix, scalex, scaley) : pixScale(pix, scalex, scaley);
 }
 
 static void decide(void) {
@@ -263,18 +250,7 @@ struct Pix *shelfscan_scale_area_map(struct Pix *pix, float scalex, float scaley
     pthread_once(&decided, decide);
     if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 1 || !general_gray(pix, scalex, scaley)) return pixScaleAreaMap(pix, scalex, scaley);
     struct Pix *own = scale_here(pix, scalex, scaley);
-    if (!own) return pixScaleAreaMap(pix, scalex, scaley);
-    if (__atomic_load_n(&checked, __ATOMIC_RELAXED) >= self_checks) return own;
-    struct Pix *library = pixScaleAreaMap(pix, scalex, scaley);
-    __atomic_add_fetch(&checked, 1, __ATOMIC_RELAXED);
-    if (same_pix(own, library)) {
-        pixDestroy(&library);
-        return own;
-    }
-    __atomic_add_fetch(&differed, 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
-    pixDestroy(&own);
-    return library;
+    return own ? self_checked(own, &checked, pixScaleAreaMap, pix, scalex, scaley) : pixScaleAreaMap(pix, scalex, scaley);
 }
 
 int shelfscan_scale_area_state(void) {
@@ -289,7 +265,7 @@ int shelfscan_scale_area_use(int on) {
 }
 
 void shelfscan_scale_area_checked(long *scalings, long *differences) {
-    *scalings = __atomic_load_n(&checked, __ATOMIC_RELAXED);
+    *scalings = __atomic_load_n(&checked, __ATOMIC_RELAXED) + __atomic_load_n(&li_checked, __ATOMIC_RELAXED);
     *differences = __atomic_load_n(&differed, __ATOMIC_RELAXED);
 }
 

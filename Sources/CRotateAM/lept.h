@@ -1,0 +1,32 @@
+// Leptonica's C API as this target's files call it, declared here so the target needs none of
+// Leptonica's headers (private: not in include/).
+#ifndef SHELFSCAN_CROTATEAM_LEPT_H
+#define SHELFSCAN_CROTATEAM_LEPT_H
+
+#include <stdint.h>
+
+struct Pix;
+extern int pixGetDepth(const struct Pix *pix);
+extern int pixGetWidth(const struct Pix *pix);
+extern int pixGetHeight(const struct Pix *pix);
+extern int pixGetWpl(const struct Pix *pix);
+extern int pixGetXRes(const struct Pix *pix);
+extern int pixGetYRes(const struct Pix *pix);
+extern int pixGetInputFormat(const struct Pix *pix);
+extern int pixSetResolution(struct Pix *pix, int xres, int yres);
+extern void *pixGetColormap(struct Pix *pix);
+extern uint32_t *pixGetData(struct Pix *pix);
+extern char *pixGetText(struct Pix *pix);
+extern struct Pix *pixCreate(int width, int height, int depth);
+extern struct Pix *pixCreateTemplate(const struct Pix *pixs);
+extern void pixDestroy(struct Pix **pix);
+extern int pixCopyInputFormat(struct Pix *pixd, const struct Pix *pixs);
+extern int pixCopyResolution(struct Pix *pixd, const struct Pix *pixs);
+extern int pixCopyText(struct Pix *pixd, const struct Pix *pixs);
+extern int pixScaleResolution(struct Pix *pix, float xscale, float yscale);
+extern struct Pix *pixScaleAreaMap(struct Pix *pix, float scalex, float scaley);
+extern struct Pix *pixScale(struct Pix *pix, float scalex, float scaley);
+extern struct Pix *pixUnsharpMasking(struct Pix *pix, int halfwidth, float fract);
+extern char *getLeptonicaVersion(void);
+
+#endif
