@@ -11,7 +11,8 @@ import PackageDescription
 // ForwardTimeStep (its tanh and logistic layers' activations, lstmgates.c) and IntSimdMatrix::Init
 // (the int8 kernel's weight sums, intmatrix.c), and CRotateAM's
 // pixRotateAMGray (Leptonica's rotation of gray pictures), pixSetMasked and pixDistanceFunction, and CPageSteps's tesseract::HistogramRect
-// and ImageThresholder::ThresholdRectToPix (the threshold of each picture read).
+// and ImageThresholder::ThresholdRectToPix (the threshold of each picture read) and
+// UnicharAmbigs::LoadUniversal (the legacy engine's ambiguity table, skipped in LSTM-only loads).
 let interposed = LinkerSetting.unsafeFlags(
     ["png_set_compression_level", "pixWriteMem", "pixInvert", "GOMP_parallel", "GOMP_parallel_sections", "GOMP_sections_next",
      "GOMP_sections_end_nowait",
@@ -25,6 +26,7 @@ let interposed = LinkerSetting.unsafeFlags(
      "_ZN9tesseract13HistogramRectENS_5ImageEiiiiiPi",
      "_ZNK9tesseract13IntSimdMatrix4InitERKNS_16GENERIC_2D_ARRAYIaEERSt6vectorIaSaIaEERi",
      "_ZNK9tesseract16ImageThresholder18ThresholdRectToPixENS_5ImageEiRKSt6vectorIiSaIiEES6_PS1_",
+     "_ZN9tesseract13UnicharAmbigs13LoadUniversalERKNS_10UNICHARSETEPS1_",
     ].flatMap { ["-Xlinker", "--export-dynamic-symbol=\($0)"] })
 
 let package = Package(
@@ -72,7 +74,8 @@ let package = Package(
             name: "CRotateAM",
             linkerSettings: [.linkedLibrary("dl")]),
         // Tesseract's histogram and threshold of each picture read, without its per-pixel
-        // dependencies and branches (include/pagesteps.h).
+        // dependencies and branches (include/pagesteps.h); its legacy engine's ambiguity table
+        // left unloaded where only the LSTM reads (include/ambigs.h).
         .target(
             name: "CPageSteps",
             linkerSettings: [.linkedLibrary("dl")]),

@@ -407,6 +407,29 @@ struct OCRTests {
         #expect(ours.json == theirs.json)
     }
 
+    @Test("engines of LSTM-only models load without the legacy engine's ambiguity table and read the same as with it",
+          arguments: [ModelLocator.language, ModelLocator.secondLanguage])
+    func ambiguityTable(language: String) throws {
+        let before = TesseractEngine.ambiguityTablesSkipped
+        let without = try TesseractEngine(tessdata: Fixtures.models, language: language, skippingAmbiguities: true)
+        let skipped = TesseractEngine.ambiguityTablesSkipped - before
+        let with = try TesseractEngine(tessdata: Fixtures.models, language: language, skippingAmbiguities: false)
+        // Tesseract settled on the LSTM alone (mode 1) both ways; the first load skipped the
+        // table (other tests' loads may run meanwhile: at least this one).
+        #expect(without.mode == 1 && with.mode == 1)
+        #expect(skipped >= 1)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let shelf = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-mixed.jpg")).image.rotated(quarterTurns: 1)
+        let spines = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-english-ttb.jpg")).image.rotated(quarterTurns: 3)
+        let pictures: [(PixImage, PageLayout)] = [(shelf, .block), (spines, .sparse), (try OCRSample.crop(OCRSample.priceLabel), .block)]
+        for (picture, layout) in pictures {
+            let a = try without.recognize(picture, layout: layout), b = try with.recognize(picture, layout: layout)
+            #expect(!OCRSample.text(a).isEmpty)
+            #expect(try encoder.encode(a) == encoder.encode(b))
+        }
+    }
+
     /// In a child process each (the kernel is chosen once, before any model loads): the same
     /// lines, confidences and boxes with either kernel.
     @Test("a reading with the executable's int8 kernel and LSTM steps (AVX-512 or AVX2) and with the library's: the same lines",

@@ -97,7 +97,10 @@ public final class TesseractEngine: @unchecked Sendable {
     public private(set) var lastCutByCPU = false
 
     /// Loads the `eng` model from `tessdata`. The corresponding C function is `TessBaseAPIInit3`.
-    public init(tessdata: String, language: String = ModelLocator.language) throws(ShelfScanError) {
+    /// `skippingAmbiguities`: whether the load leaves the legacy engine's ambiguity table out
+    /// where the model is read by the LSTM alone (`skipsAmbiguities`; tests load both ways).
+    public init(tessdata: String, language: String = ModelLocator.language,
+                skippingAmbiguities: Bool = TesseractEngine.skipsAmbiguities) throws(ShelfScanError) {
         guard FileManager.default.fileExists(atPath: "\(tessdata)/\(language).traineddata") else {
             throw ShelfScanError(.modelMissing, "\(tessdata)/\(language).traineddata: model file missing; pass --tessdata DIR with the model, or install tesseract-ocr-\(language)")
         }
@@ -105,18 +108,31 @@ public final class TesseractEngine: @unchecked Sendable {
         // Before any model loads: its weights are laid out for the kernel chosen (`intMatrix`).
         _ = shelfscan_int_matrix_install()
         _ = shelfscan_lstm_gates_install()
-        let handle = TessBaseAPICreate()!
-        // Tesseract otherwise prints "Estimating resolution" and debug lines on stderr.
-        TessBaseAPISetVariable(handle, "debug_file", "/dev/null")
         // Development aid: SHELFSCAN_TESSERACT_INIT_VARIABLES="name=value,..." for init-only ones.
         let initPairs = (ProcessInfo.processInfo.environment["SHELFSCAN_TESSERACT_INIT_VARIABLES"] ?? "").split(separator: ",")
             .map { $0.split(separator: "=", maxSplits: 1).map(String.init) }.filter { $0.count == 2 }
         var names = initPairs.map { strdup($0[0]) }, values = initPairs.map { strdup($0[1]) }
         defer { for p in names + values { free(p) } }
-        let status = names.withUnsafeMutableBufferPointer { n in
-            values.withUnsafeMutableBufferPointer { v in
-                TessBaseAPIInit4(handle, tessdata, language, OEM_DEFAULT, nil, 0, n.baseAddress, v.baseAddress, n.count, 0)
+        func load(skippingAmbiguities skip: Bool) -> (OpaquePointer, Int32) {
+            let handle = TessBaseAPICreate()!
+            // Tesseract otherwise prints "Estimating resolution" and debug lines on stderr.
+            TessBaseAPISetVariable(handle, "debug_file", "/dev/null")
+            shelfscan_universal_ambigs_skip(skip ? 1 : 0)
+            defer { shelfscan_universal_ambigs_skip(0) }
+            let status = names.withUnsafeMutableBufferPointer { n in
+                values.withUnsafeMutableBufferPointer { v in
+                    TessBaseAPIInit4(handle, tessdata, language, OEM_DEFAULT, nil, 0, n.baseAddress, v.baseAddress, n.count, 0)
+                }
             }
+            return (handle, status)
+        }
+        // The legacy engine's table of ambiguities left unloaded (include/ambigs.h) unless the
+        // model came out read by more than the LSTM (one with the legacy engine's parts): then
+        // loaded again with it.
+        var (handle, status) = load(skippingAmbiguities: skippingAmbiguities)
+        if status == 0 && skippingAmbiguities && Self.engineMode(handle) != Int32(OEM_LSTM_ONLY.rawValue) {
+            TessBaseAPIDelete(handle)
+            (handle, status) = load(skippingAmbiguities: false)
         }
         guard status == 0 else {
             // Freed here, and `api` never set: `deinit` does not run for an object whose
@@ -159,6 +175,23 @@ public final class TesseractEngine: @unchecked Sendable {
     /// forty-third session). Never with `tessedit_do_invert` in `SHELFSCAN_TESSERACT_VARIABLES`.
     static let invertByLine = ProcessInfo.processInfo.environment["SHELFSCAN_INVERT_LINES"] == "gate"
         && !(ProcessInfo.processInfo.environment["SHELFSCAN_TESSERACT_VARIABLES"] ?? "").contains("tessedit_do_invert")
+
+    /// Whether engine loads leave the legacy engine's ambiguity table unloaded where the model
+    /// is read by the LSTM alone (include/ambigs.h; 20-25 ms of a core per engine): by default;
+    /// `SHELFSCAN_UNIVERSAL_AMBIGS=load` loads it as the library does.
+    public static let skipsAmbiguities = ProcessInfo.processInfo.environment["SHELFSCAN_UNIVERSAL_AMBIGS"] != "load"
+
+    /// Loads that left the table unloaded so far in this process (for tests).
+    public static var ambiguityTablesSkipped: Int { shelfscan_universal_ambigs_skipped() }
+
+    /// The engine mode Tesseract settled on (`tessedit_ocr_engine_mode`: 1 the LSTM alone).
+    static func engineMode(_ handle: OpaquePointer) -> Int32 {
+        var mode: Int32 = -1
+        return TessBaseAPIGetIntVariable(handle, "tessedit_ocr_engine_mode", &mode) != 0 ? mode : -1
+    }
+
+    /// This engine's mode (`engineMode`).
+    public var mode: Int32 { Self.engineMode(api) }
 
     /// Whether Tesseract's line pictures go through `CLineInvert` in this process (the
     /// interposition took): false where the executable does not export `pixWriteMem`.
