@@ -27,6 +27,7 @@ let interposed = LinkerSetting.unsafeFlags(
      "_ZNK9tesseract13IntSimdMatrix4InitERKNS_16GENERIC_2D_ARRAYIaEERSt6vectorIaSaIaEERi",
      "_ZNK9tesseract16ImageThresholder18ThresholdRectToPixENS_5ImageEiRKSt6vectorIiSaIiEES6_PS1_",
      "_ZN9tesseract13UnicharAmbigs13LoadUniversalERKNS_10UNICHARSETEPS1_",
+     "_ZN9tesseract18SetBlobStrokeWidthENS_5ImageEPNS_8BLOBNBOXE",
     ].flatMap { ["-Xlinker", "--export-dynamic-symbol=\($0)"] })
 
 let package = Package(

@@ -430,6 +430,31 @@ struct OCRTests {
         }
     }
 
+    @Test("blobs' stroke widths: skipped in block and line readings, which read the same as with them; measured in sparse readings")
+    func strokeWidths() throws {
+        let skipping = try TesseractEngine(tessdata: Fixtures.models), measuring = try TesseractEngine(tessdata: Fixtures.models)
+        measuring.skipsUnneededStrokeWidths = false
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let shelf = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-mixed.jpg")).image.rotated(quarterTurns: 1)
+        let spines = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-english-ttb.jpg")).image.rotated(quarterTurns: 3)
+        let label = try OCRSample.crop(OCRSample.priceLabel)
+        for (picture, layout) in [(shelf, PageLayout.block), (spines, .block), (label, .block), (label, .line), (spines, .line)] {
+            let before = TesseractEngine.strokeWidthCounts
+            let a = try skipping.recognize(picture, layout: layout)
+            let skipped = TesseractEngine.strokeWidthCounts.skipped - before.skipped
+            let b = try measuring.recognize(picture, layout: layout)
+            #expect(!OCRSample.text(a).isEmpty)
+            #expect(try encoder.encode(a) == encoder.encode(b), "\(layout): \(OCRSample.text(a)) / \(OCRSample.text(b))")
+            // The skipping engine's reading skipped its blobs (other tests' readings may add).
+            if TesseractEngine.strokeWidthsUnneeded(layout) { #expect(skipped > 0) }
+        }
+        // A sparse reading measures them (Tesseract's neighbour finding reads them).
+        let before = TesseractEngine.strokeWidthCounts
+        _ = try skipping.recognize(spines, layout: .sparse)
+        #expect(TesseractEngine.strokeWidthCounts.measured > before.measured)
+    }
+
     /// In a child process each (the kernel is chosen once, before any model loads): the same
     /// lines, confidences and boxes with either kernel.
     @Test("a reading with the executable's int8 kernel and LSTM steps (AVX-512 or AVX2) and with the library's: the same lines",

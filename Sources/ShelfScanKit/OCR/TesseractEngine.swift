@@ -93,6 +93,9 @@ public final class TesseractEngine: @unchecked Sendable {
     /// Whether this engine skips Tesseract's inverted reading on lines of clearly dark letters
     /// on a light ground (see `invertByLine`, the default).
     public var invertsByLine = TesseractEngine.invertByLine
+    /// Whether readings whose page layout never reads blobs' stroke widths go without them
+    /// (`strokeWidthsUnneeded`; tests read both ways).
+    public var skipsUnneededStrokeWidths = true
     /// Whether the last `recognize` was cut short by its CPU-time deadline (not the clock's).
     public private(set) var lastCutByCPU = false
 
@@ -192,6 +195,31 @@ public final class TesseractEngine: @unchecked Sendable {
 
     /// This engine's mode (`engineMode`).
     public var mode: Int32 { Self.engineMode(api) }
+
+    /// `SHELFSCAN_STROKE_WIDTHS`: `measure` measures blobs' stroke widths in every reading (the
+    /// library's way); `skip` skips them in every one (for measuring).
+    static let strokeWidths = ProcessInfo.processInfo.environment["SHELFSCAN_STROKE_WIDTHS"]
+
+    /// Whether a reading with this page layout goes without blobs' stroke widths
+    /// (include/strokes.h). Tesseract 5.3.0 reads them only in its column and neighbour finding
+    /// (`StrokeWidth`, `ColumnFinder`, the table finder), which only its automatic page
+    /// segmentation runs: `auto` and `sparse`; a single block or line goes to `TextordPage`
+    /// straight, and the blobs are gone before recognition. (The fields are private to
+    /// `BLOBNBOX`, read only in `MatchingStrokeWidth` and `DefiniteIndividualFlow`.)
+    static func strokeWidthsUnneeded(_ layout: PageLayout) -> Bool {
+        switch strokeWidths {
+        case "measure": false
+        case "skip": true
+        default: layout == .block || layout == .line
+        }
+    }
+
+    /// Blobs whose stroke widths were skipped and measured so far in this process (for tests).
+    public static var strokeWidthCounts: (skipped: Int, measured: Int) {
+        var skipped = 0, measured = 0
+        shelfscan_stroke_widths_counts(&skipped, &measured)
+        return (skipped, measured)
+    }
 
     /// Whether Tesseract's line pictures go through `CLineInvert` in this process (the
     /// interposition took): false where the executable does not export `pixWriteMem`.
@@ -397,7 +425,9 @@ public final class TesseractEngine: @unchecked Sendable {
         // stored uncompressed meanwhile, a tenth of the OCR time saved (CFastPNG).
         shelfscan_fast_png(Self.fastPNG ? 1 : 0)
         shelfscan_line_invert_begin(UnsafeMutableRawPointer(api), invertsByLine ? 1 : 0)
+        shelfscan_stroke_widths_unneeded(skipsUnneededStrokeWidths && Self.strokeWidthsUnneeded(layout) ? 1 : 0)
         let status = TessBaseAPIRecognize(api, monitor)
+        shelfscan_stroke_widths_unneeded(0)
         shelfscan_line_invert_end()
         shelfscan_fast_png(0)
         lastCutByCPU = cpuState.map { $0[1] == 1 } ?? false
