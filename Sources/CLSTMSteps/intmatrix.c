@@ -108,6 +108,81 @@ static WIDE void dot_wide(int dim1, int dim2, const int8_t *shaped, const float 
 
 static const struct int_simd_matrix wide = {dot_wide, 16, 8, 32, 4};
 
+// An LSTM's four gate products at once (the same u into four matrices of `regs` x 16 outputs):
+// every output's sum in its own register through one walk of the input groups, so that 4 x
+// `regs` independent products are under way instead of one matrix's 1-3 registers after
+// another's (the small LSTMs' matrices, 48 or 64 outputs, leave `vpdpbusd` waiting on its own
+// latency). Each matrix laid out by `Init` for this kernel: its sets of 4, 2 and 1 registers,
+// each its groups then its biases, then the weight sums. The same sums, in another order
+// (exact in 32 bits), the same arithmetic after: what `dot_wide` writes, output for output.
+static WIDE inline __attribute__((always_inline)) void dot4_fixed(const int regs, int groups, const int8_t *const shaped[4],
+                                                                  const float *const scales[4], const int8_t *u, float *const v[4]) {
+    enum { most = 6 };
+    // The sets `dot_wide` walks for this many registers: 4, then 2, then 1.
+    int sizes[3], sets = 0;
+    for (int left = regs, size = 4; size >= 1; size /= 2)
+        if (left >= size) {
+            sizes[sets++] = size;
+            left -= size;
+        }
+    __m512i sums[4][most];
+    for (int g = 0; g < 4; g++)
+        for (int r = 0; r < regs; r++) sums[g][r] = _mm512_setzero_si512();
+    // Where each set's weights start, per gate (the same offsets in every gate).
+    size_t starts[3];
+    size_t at = 0;
+    for (int k = 0; k < sets; k++) {
+        starts[k] = at;
+        at += (size_t)groups * 64 * (size_t)sizes[k] + 16 * (size_t)sizes[k];
+    }
+    for (int grp = 0; grp < groups; grp++) {
+        int32_t four;
+        memcpy(&four, u + 4 * grp, sizeof four);
+        const __m512i inputs = _mm512_xor_si512(_mm512_set1_epi32(four), _mm512_set1_epi32((int)0x80808080u));
+        for (int g = 0; g < 4; g++)
+            for (int k = 0, r0 = 0; k < sets; r0 += sizes[k], k++)
+                for (int r = 0; r < sizes[k]; r++)
+                    sums[g][r0 + r] = _mm512_dpbusd_epi32(
+                        sums[g][r0 + r], inputs,
+                        _mm512_loadu_si512((const void *)(shaped[g] + starts[k] + (size_t)grp * 64 * (size_t)sizes[k] + 64 * (size_t)r)));
+    }
+    for (int g = 0; g < 4; g++) {
+        const int32_t *rows = (const int32_t *)(const void *)(shaped[g] + (size_t)(16 * regs) * (size_t)(4 * groups + 1));
+        for (int k = 0, r0 = 0; k < sets; r0 += sizes[k], k++)
+            for (int r = 0; r < sizes[k]; r++) {
+                const int8_t *b = shaped[g] + starts[k] + (size_t)groups * 64 * (size_t)sizes[k] + 16 * (size_t)r;
+                const __m512i bias = _mm512_mullo_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)b)), _mm512_set1_epi32(127));
+                const int o = 16 * (r0 + r);
+                const __m512i offset = _mm512_slli_epi32(_mm512_loadu_si512((const void *)(rows + o)), 7);
+                const __m512 total = _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_sub_epi32(sums[g][r0 + r], offset), bias));
+                _mm512_storeu_ps(v[g] + o, _mm512_mul_ps(total, _mm512_loadu_ps(scales[g] + o)));
+            }
+    }
+}
+
+static WIDE void dot4_3(int groups, const int8_t *const shaped[4], const float *const scales[4], const int8_t *u, float *const v[4]) {
+    dot4_fixed(3, groups, shaped, scales, u, v);
+}
+static WIDE void dot4_4(int groups, const int8_t *const shaped[4], const float *const scales[4], const int8_t *u, float *const v[4]) {
+    dot4_fixed(4, groups, shaped, scales, u, v);
+}
+static WIDE void dot4_6(int groups, const int8_t *const shaped[4], const float *const scales[4], const int8_t *u, float *const v[4]) {
+    dot4_fixed(6, groups, shaped, scales, u, v);
+}
+
+// The four products through `dot4_*` where they share one shape of 33-96 outputs (3, 4 or 6
+// registers); false otherwise (each product then goes alone through `dot_wide`).
+static bool dot4_shapes(int dim1, int dim2, const int8_t *const shaped[4], const float *const scales[4], const int8_t *u,
+                        float *const v[4]) {
+    const int regs = (dim1 + 15) / 16, groups = (dim2 - 1 + 3) / 4;
+    switch (regs) {
+    case 3: dot4_3(groups, shaped, scales, u, v); return true;
+    case 4: dot4_4(groups, shaped, scales, u, v); return true;
+    case 6: dot4_6(groups, shaped, scales, u, v); return true;
+    default: return false;
+    }
+}
+
 static bool processor_has_vnni(void) {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
@@ -226,11 +301,61 @@ static long compare_one(unsigned *seed) {
 }
 #endif
 
+#if defined(__x86_64__)
+// Four random products of one shape through `dot4_shapes` and each through `dot_wide`, on
+// weights `Init` laid out for this kernel: 1 if any output differed or one was written past
+// the rounded outputs, 0 if all agreed, 0 also where the shape is not one `dot4_shapes` takes.
+static long compare_four(unsigned *seed) {
+    enum { most_out = 96, most_in = 200, guard = 64 };
+    static const int shapes[] = {48, 64, 96, 33, 47, 63, 80, 95};
+    const int outputs = shapes[probe_random(seed) % (sizeof shapes / sizeof *shapes)];
+    const int inputs = 1 + (int)(probe_random(seed) % most_in);
+    int8_t *u = calloc((size_t)(inputs + 64), 1);
+    float *scales = malloc(sizeof(float) * (most_out + 16));
+    int8_t *weights = malloc((size_t)outputs * (size_t)(inputs + 1));
+    if (!u || !scales || !weights) abort();
+    for (int k = 0; k < inputs; k++)
+        u[k] = (int8_t)(probe_random(seed) % 8 == 0 ? (probe_random(seed) % 2 ? 127 : -127) : (int)(probe_random(seed) % 255) - 127);
+    for (int k = 0; k < most_out + 16; k++) scales[k] = ((float)probe_random(seed) / (float)RAND_MAX) * 1e-4f;
+    struct byte_vector shaped[4];
+    const int8_t *laid[4];
+    const float *scale_of[4];
+    float *ours[4], *theirs[4];
+    for (int g = 0; g < 4; g++) {
+        for (int k = 0; k < outputs * (inputs + 1); k++)
+            weights[k] = (int8_t)(probe_random(seed) % 8 == 0 ? (probe_random(seed) % 2 ? 127 : -127) : (int)(probe_random(seed) % 255) - 127);
+        struct int_array w = {int_array_vtable + 2 * sizeof(void *), weights, 0, outputs, inputs + 1, outputs * (inputs + 1)};
+        shaped[g] = (struct byte_vector){0, 0, 0};
+        int rounded = 0;
+        shelfscan_int_matrix_init(&wide, &w, &shaped[g], &rounded);
+        laid[g] = shaped[g].begin;
+        scale_of[g] = scales;
+        ours[g] = malloc(sizeof(float) * (most_out + 16 + guard));
+        theirs[g] = malloc(sizeof(float) * (most_out + 16 + guard));
+        if (!ours[g] || !theirs[g]) abort();
+        for (int j = 0; j < most_out + 16 + guard; j++) ours[g][j] = theirs[g][j] = -7.0f;
+        dot_wide(outputs, inputs + 1, laid[g], scales, u, theirs[g]);
+    }
+    long differed = 0;
+    if (dot4_shapes(outputs, inputs + 1, laid, scale_of, u, ours))
+        for (int g = 0; g < 4; g++) differed += memcmp(ours[g], theirs[g], sizeof(float) * (most_out + 16 + guard)) != 0;
+    for (int g = 0; g < 4; g++) {
+        if (shaped[g].begin) delete_one(shaped[g].begin);
+        free(ours[g]);
+        free(theirs[g]);
+    }
+    free(u);
+    free(scales);
+    free(weights);
+    return differed != 0;
+}
+#endif
+
 long shelfscan_int_matrix_compare(int trials, unsigned seed) {
 #if defined(__x86_64__)
     if (!runnable()) return -1;
     long differed = 0;
-    for (int t = 0; t < trials; t++) differed += compare_one(&seed);
+    for (int t = 0; t < trials; t++) differed += compare_one(&seed) + compare_four(&seed);
     return differed;
 #else
     (void)trials;
@@ -251,6 +376,33 @@ static void decide(void) {
     if (on) *slot = &wide;
 #endif
     __atomic_store_n(&state, on ? 1 : 2, __ATOMIC_RELEASE);
+}
+
+// tesseract::WeightMatrix in libtesseract 5.3.0 (read off `MatrixDotVector(const int8_t *,
+// float *)`): its int weights' dimensions at 0x34 and 0x38, its scales' and laid-out weights'
+// vectors' first elements at 0x68 and 0xe0.
+enum { matrix_dim1_at = 0x34, matrix_dim2_at = 0x38, matrix_scales_at = 0x68, matrix_shaped_at = 0xe0 };
+
+bool shelfscan_int_matrix_dot4(const void *const matrices[4], const int8_t *u, float *const v[4]) {
+#if defined(__x86_64__)
+    if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 1 || *slot != &wide) return false;
+    const char *m0 = matrices[0];
+    const int dim1 = *(const int *)(m0 + matrix_dim1_at), dim2 = *(const int *)(m0 + matrix_dim2_at);
+    const int8_t *shaped[4];
+    const float *scales[4];
+    for (int g = 0; g < 4; g++) {
+        const char *m = matrices[g];
+        if (*(const int *)(m + matrix_dim1_at) != dim1 || *(const int *)(m + matrix_dim2_at) != dim2) return false;
+        shaped[g] = *(const int8_t *const *)(m + matrix_shaped_at);
+        scales[g] = *(const float *const *)(m + matrix_scales_at);
+    }
+    return dot4_shapes(dim1, dim2, shaped, scales, u, v);
+#else
+    (void)matrices;
+    (void)u;
+    (void)v;
+    return false;
+#endif
 }
 
 int shelfscan_int_matrix_install(void) {

@@ -1,6 +1,9 @@
 #ifndef SHELFSCAN_INTMATRIX_H
 #define SHELFSCAN_INTMATRIX_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 /// Tesseract's int8 matrix-vector product (`IntSimdMatrix`: every LSTM gate and fully connected
 /// layer of an integer model, each time step), 64 products per instruction with AVX-512 VNNI
 /// (`vpdpbusd`) where the processor has it, instead of the library's AVX2 kernel (32 products
@@ -27,10 +30,17 @@ int shelfscan_int_matrix_install(void);
 /// 0 before `shelfscan_int_matrix_install`, then what it returned.
 int shelfscan_int_matrix_state(void);
 
+/// An LSTM's four gate products of one input `u` (`matrices`: its four `WeightMatrix`es, laid
+/// out for this kernel), each into its `v`, at once: where this kernel is installed and the
+/// four share one shape of 33-96 outputs (the small LSTMs'); false, nothing written, otherwise.
+/// The same outputs as four products one after the other.
+bool shelfscan_int_matrix_dot4(const void *const matrices[4], const int8_t *u, float *const v[4]);
+
 /// Runs `trials` random products (up to 300 outputs of up to 600 inputs, weights and inputs in
 /// -127...127, the library's `Init` laying out the weights for each kernel) through this kernel
-/// and the library's AVX2 one and returns how many differed in any output bit or wrote outside
-/// their outputs; -1 where this kernel cannot run (no AVX-512 VNNI, another libtesseract).
+/// and the library's AVX2 one, and as many sets of four products of 33-96 outputs through the
+/// four-at-once product and this kernel one by one, and returns how many differed in any output
+/// bit or wrote outside their outputs; -1 where this kernel cannot run (no AVX-512 VNNI, another libtesseract).
 long shelfscan_int_matrix_compare(int trials, unsigned seed);
 
 #endif
