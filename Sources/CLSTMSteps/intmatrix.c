@@ -115,59 +115,51 @@ static const struct int_simd_matrix wide = {dot_wide, 16, 8, 32, 4};
 // latency). Each matrix laid out by `Init` for this kernel: its sets of 4, 2 and 1 registers,
 // each its groups then its biases, then the weight sums. The same sums, in another order
 // (exact in 32 bits), the same arithmetic after: what `dot_wide` writes, output for output.
-static WIDE inline __attribute__((always_inline)) void dot4_fixed(const int regs, int groups, const int8_t *const shaped[4],
+static WIDE inline __attribute__((always_inline)) void dot4_fixed(const int s0, const int s1, int groups, const int8_t *const shaped[4],
                                                                   const float *const scales[4], const int8_t *u, float *const v[4]) {
-    enum { most = 6 };
-    // The sets `dot_wide` walks for this many registers: 4, then 2, then 1.
-    int sizes[3], sets = 0;
-    for (int left = regs, size = 4; size >= 1; size /= 2)
-        if (left >= size) {
-            sizes[sets++] = size;
-            left -= size;
-        }
-    __m512i sums[4][most];
-    for (int g = 0; g < 4; g++)
-        for (int r = 0; r < regs; r++) sums[g][r] = _mm512_setzero_si512();
-    // Where each set's weights start, per gate (the same offsets in every gate).
-    size_t starts[3];
-    size_t at = 0;
-    for (int k = 0; k < sets; k++) {
-        starts[k] = at;
-        at += (size_t)groups * 64 * (size_t)sizes[k] + 16 * (size_t)sizes[k];
-    }
+    // Sets of s0 and s1 registers (s1 may be 0), as `dot_wide` walks them: 3 = 2 + 1,
+    // 4 = 4, 6 = 4 + 2. Every count here is a constant once inlined, so that the 4 x (s0 + s1)
+    // sums stay in registers.
+    const int regs = s0 + s1;
+    const size_t second = (size_t)groups * 64 * (size_t)s0 + 16 * (size_t)s0;
+    __m512i sums[4 * 6];
+    _Pragma("clang loop unroll(full)") for (int k = 0; k < 4 * regs; k++) sums[k] = _mm512_setzero_si512();
+    const int8_t *w[4];
+    _Pragma("clang loop unroll(full)") for (int g = 0; g < 4; g++) w[g] = shaped[g];
     for (int grp = 0; grp < groups; grp++) {
         int32_t four;
         memcpy(&four, u + 4 * grp, sizeof four);
         const __m512i inputs = _mm512_xor_si512(_mm512_set1_epi32(four), _mm512_set1_epi32((int)0x80808080u));
-        for (int g = 0; g < 4; g++)
-            for (int k = 0, r0 = 0; k < sets; r0 += sizes[k], k++)
-                for (int r = 0; r < sizes[k]; r++)
-                    sums[g][r0 + r] = _mm512_dpbusd_epi32(
-                        sums[g][r0 + r], inputs,
-                        _mm512_loadu_si512((const void *)(shaped[g] + starts[k] + (size_t)grp * 64 * (size_t)sizes[k] + 64 * (size_t)r)));
+        _Pragma("clang loop unroll(full)") for (int g = 0; g < 4; g++) {
+            _Pragma("clang loop unroll(full)") for (int r = 0; r < s0; r++)
+                sums[g * regs + r] = _mm512_dpbusd_epi32(sums[g * regs + r], inputs,
+                                                         _mm512_loadu_si512((const void *)(w[g] + (size_t)grp * 64 * s0 + 64 * r)));
+            _Pragma("clang loop unroll(full)") for (int r = 0; r < s1; r++)
+                sums[g * regs + s0 + r] = _mm512_dpbusd_epi32(
+                    sums[g * regs + s0 + r], inputs, _mm512_loadu_si512((const void *)(w[g] + second + (size_t)grp * 64 * s1 + 64 * r)));
+        }
     }
-    for (int g = 0; g < 4; g++) {
+    _Pragma("clang loop unroll(full)") for (int g = 0; g < 4; g++) {
         const int32_t *rows = (const int32_t *)(const void *)(shaped[g] + (size_t)(16 * regs) * (size_t)(4 * groups + 1));
-        for (int k = 0, r0 = 0; k < sets; r0 += sizes[k], k++)
-            for (int r = 0; r < sizes[k]; r++) {
-                const int8_t *b = shaped[g] + starts[k] + (size_t)groups * 64 * (size_t)sizes[k] + 16 * (size_t)r;
-                const __m512i bias = _mm512_mullo_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)b)), _mm512_set1_epi32(127));
-                const int o = 16 * (r0 + r);
-                const __m512i offset = _mm512_slli_epi32(_mm512_loadu_si512((const void *)(rows + o)), 7);
-                const __m512 total = _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_sub_epi32(sums[g][r0 + r], offset), bias));
-                _mm512_storeu_ps(v[g] + o, _mm512_mul_ps(total, _mm512_loadu_ps(scales[g] + o)));
-            }
+        _Pragma("clang loop unroll(full)") for (int r = 0; r < regs; r++) {
+            const int8_t *b = r < s0 ? shaped[g] + (size_t)groups * 64 * s0 + 16 * r
+                                     : shaped[g] + second + (size_t)groups * 64 * s1 + 16 * (r - s0);
+            const __m512i bias = _mm512_mullo_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)b)), _mm512_set1_epi32(127));
+            const __m512i offset = _mm512_slli_epi32(_mm512_loadu_si512((const void *)(rows + 16 * r)), 7);
+            const __m512 total = _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_sub_epi32(sums[g * regs + r], offset), bias));
+            _mm512_storeu_ps(v[g] + 16 * r, _mm512_mul_ps(total, _mm512_loadu_ps(scales[g] + 16 * r)));
+        }
     }
 }
 
 static WIDE void dot4_3(int groups, const int8_t *const shaped[4], const float *const scales[4], const int8_t *u, float *const v[4]) {
-    dot4_fixed(3, groups, shaped, scales, u, v);
+    dot4_fixed(2, 1, groups, shaped, scales, u, v);
 }
 static WIDE void dot4_4(int groups, const int8_t *const shaped[4], const float *const scales[4], const int8_t *u, float *const v[4]) {
-    dot4_fixed(4, groups, shaped, scales, u, v);
+    dot4_fixed(4, 0, groups, shaped, scales, u, v);
 }
 static WIDE void dot4_6(int groups, const int8_t *const shaped[4], const float *const scales[4], const int8_t *u, float *const v[4]) {
-    dot4_fixed(6, groups, shaped, scales, u, v);
+    dot4_fixed(4, 2, groups, shaped, scales, u, v);
 }
 
 // The four products through `dot4_*` where they share one shape of 33-96 outputs (3, 4 or 6
