@@ -409,11 +409,18 @@ static void forward_here(char *lstm, const char *input, char *output) {
     memset(cell, 0, sizeof(float) * (size_t)ns);
     memset(out, 0, sizeof(float) * (size_t)ns);
     char *source = lstm + lstm_source_at;
+    // Both int arrays (as every int-mode LSTM's): each step's inputs copied straight into the
+    // source row, as `CopyTimeStepGeneral` does in int mode (a memcpy), without the call.
+    const bool ints = *(const bool *)(source + io_int_mode_at) && *(const bool *)(input + io_int_mode_at);
+    int8_t *const source_ints = *(int8_t *const *)(source + io_ints_at);
+    const int8_t *const input_ints = *(const int8_t *const *)(input + io_ints_at);
+    const long source_row = *(const int *)(source + io_int_row_at), input_row = *(const int *)(input + io_int_row_at);
     struct step_index src = {input + io_map_at, 0, {0, 0, 0}}, dest = {output + io_map_at, 0, {0, 0, 0}};
     const float lower = -100.0f, upper = 100.0f;
     do {
         const int t = src.t;
-        shelfscan_copy_time_step(source, t, 0, ni, input, t, 0);
+        if (ints) memcpy(source_ints + t * source_row, input_ints + t * input_row, (size_t)ni);
+        else shelfscan_copy_time_step(source, t, 0, ni, input, t, 0);
         shelfscan_write_step_part(source, t, ni, ns, out);
         struct region_data d = {lstm, NULL, NULL, t};
         gates(&d, lines);
