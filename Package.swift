@@ -12,7 +12,8 @@ import PackageDescription
 // (the int8 kernel's weight sums, intmatrix.c), and CRotateAM's
 // pixRotateAMGray (Leptonica's rotation of gray pictures), pixSetMasked and pixDistanceFunction, and CPageSteps's tesseract::HistogramRect
 // and ImageThresholder::ThresholdRectToPix (the threshold of each picture read) and
-// UnicharAmbigs::LoadUniversal (the legacy engine's ambiguity table, skipped in LSTM-only loads).
+// UnicharAmbigs::LoadUniversal (the legacy engine's ambiguity table, skipped in LSTM-only loads),
+// SetBlobStrokeWidth and TO_BLOCK::ComputeEdgeOffsets (skipped where nothing reads them).
 let interposed = LinkerSetting.unsafeFlags(
     ["png_set_compression_level", "pixWriteMem", "pixInvert", "GOMP_parallel", "GOMP_parallel_sections", "GOMP_sections_next",
      "GOMP_sections_end_nowait",
@@ -28,6 +29,7 @@ let interposed = LinkerSetting.unsafeFlags(
      "_ZNK9tesseract16ImageThresholder18ThresholdRectToPixENS_5ImageEiRKSt6vectorIiSaIiEES6_PS1_",
      "_ZN9tesseract13UnicharAmbigs13LoadUniversalERKNS_10UNICHARSETEPS1_",
      "_ZN9tesseract18SetBlobStrokeWidthENS_5ImageEPNS_8BLOBNBOXE",
+     "_ZN9tesseract8TO_BLOCK18ComputeEdgeOffsetsENS_5ImageES1_",
     ].flatMap { ["-Xlinker", "--export-dynamic-symbol=\($0)"] })
 
 let package = Package(

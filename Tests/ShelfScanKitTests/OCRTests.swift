@@ -455,6 +455,30 @@ struct OCRTests {
         #expect(TesseractEngine.strokeWidthCounts.measured > before.measured)
     }
 
+    @Test("outlines' edge offsets: skipped in an LSTM-only engine's readings, which read the same as with them",
+          arguments: [ModelLocator.language, ModelLocator.secondLanguage])
+    func edgeOffsets(language: String) throws {
+        let skipping = try TesseractEngine(tessdata: Fixtures.models, language: language)
+        let computing = try TesseractEngine(tessdata: Fixtures.models, language: language)
+        skipping.skipsUnneededEdgeOffsets = true
+        computing.skipsUnneededEdgeOffsets = false
+        #expect(skipping.readsWithLSTMAlone && computing.readsWithLSTMAlone)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let shelf = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-mixed.jpg")).image.rotated(quarterTurns: 1)
+        let spines = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-english-ttb.jpg")).image.rotated(quarterTurns: 3)
+        let label = try OCRSample.crop(OCRSample.priceLabel)
+        for (picture, layout) in [(shelf, PageLayout.block), (spines, .sparse), (label, .line), (spines, .auto)] {
+            let before = TesseractEngine.edgeOffsetCounts
+            let a = try skipping.recognize(picture, layout: layout)
+            let skipped = TesseractEngine.edgeOffsetCounts.skipped - before.skipped
+            let b = try computing.recognize(picture, layout: layout)
+            #expect(try encoder.encode(a) == encoder.encode(b), "\(layout): \(OCRSample.text(a)) / \(OCRSample.text(b))")
+            // The skipping engine's reading skipped its blocks' offsets (others' readings may add).
+            #expect(skipped > 0)
+        }
+    }
+
     /// In a child process each (the kernel is chosen once, before any model loads): the same
     /// lines, confidences and boxes with either kernel.
     @Test("a reading with the executable's int8 kernel and LSTM steps (AVX-512 or AVX2) and with the library's: the same lines",

@@ -15,4 +15,18 @@ void shelfscan_stroke_widths_unneeded(int on);
 /// Blobs whose widths were skipped and measured so far (for tests).
 void shelfscan_stroke_widths_counts(long *skipped, long *measured);
 
+/// `tesseract::TO_BLOCK::ComputeEdgeOffsets`, likewise (the page layout calls it through the
+/// procedure linkage table for every block of every picture read): each blob outline's
+/// sub-pixel edge offsets from the gray picture. Only the legacy classifier's features (through
+/// `TBLOB::CollectEdges`) and debugging pictures read them. While
+/// `shelfscan_edge_offsets_unneeded(1)` holds on the calling thread (around readings of an
+/// engine Tesseract runs with the LSTM alone), it returns at once, the outlines left without
+/// offsets; otherwise it goes on to the library's.
+
+/// Skip (1) or compute (0) outlines' edge offsets in readings on this thread from now on.
+void shelfscan_edge_offsets_unneeded(int on);
+
+/// Blocks whose edge offsets were skipped and computed so far (for tests).
+void shelfscan_edge_offsets_counts(long *skipped, long *computed);
+
 #endif

@@ -96,6 +96,14 @@ public final class TesseractEngine: @unchecked Sendable {
     /// Whether readings whose page layout never reads blobs' stroke widths go without them
     /// (`strokeWidthsUnneeded`; tests read both ways).
     public var skipsUnneededStrokeWidths = true
+    /// Whether readings go without outlines' edge offsets where Tesseract reads with the LSTM
+    /// alone (`readsWithLSTMAlone`; include/strokes.h): by default; `SHELFSCAN_EDGE_OFFSETS=compute`
+    /// computes them (tests read both ways).
+    public var skipsUnneededEdgeOffsets = TesseractEngine.edgeOffsetsSkipped
+    static let edgeOffsetsSkipped = ProcessInfo.processInfo.environment["SHELFSCAN_EDGE_OFFSETS"] != "compute"
+    /// Whether Tesseract settled on the LSTM alone for this engine's model (`mode` 1): only the
+    /// legacy engine reads outlines' edge offsets.
+    public let readsWithLSTMAlone: Bool
     /// Whether the last `recognize` was cut short by its CPU-time deadline (not the clock's).
     public private(set) var lastCutByCPU = false
 
@@ -151,6 +159,7 @@ public final class TesseractEngine: @unchecked Sendable {
             if parts.count == 2 { TessBaseAPISetVariable(handle, parts[0], parts[1]) }
         }
         api = handle
+        readsWithLSTMAlone = Self.engineMode(handle) == Int32(OEM_LSTM_ONLY.rawValue)
         // After the first Init: Tesseract's function-local statics (the dictionary cache) are
         // registered by then, so this handler runs before their destructors.
         _ = ExitGuard.installed
@@ -212,6 +221,13 @@ public final class TesseractEngine: @unchecked Sendable {
         case "skip": true
         default: layout == .block || layout == .line
         }
+    }
+
+    /// Blocks whose outlines' edge offsets were skipped and computed so far in this process (for tests).
+    public static var edgeOffsetCounts: (skipped: Int, computed: Int) {
+        var skipped = 0, computed = 0
+        shelfscan_edge_offsets_counts(&skipped, &computed)
+        return (skipped, computed)
     }
 
     /// Blobs whose stroke widths were skipped and measured so far in this process (for tests).
@@ -426,7 +442,9 @@ public final class TesseractEngine: @unchecked Sendable {
         shelfscan_fast_png(Self.fastPNG ? 1 : 0)
         shelfscan_line_invert_begin(UnsafeMutableRawPointer(api), invertsByLine ? 1 : 0)
         shelfscan_stroke_widths_unneeded(skipsUnneededStrokeWidths && Self.strokeWidthsUnneeded(layout) ? 1 : 0)
+        shelfscan_edge_offsets_unneeded(skipsUnneededEdgeOffsets && readsWithLSTMAlone ? 1 : 0)
         let status = TessBaseAPIRecognize(api, monitor)
+        shelfscan_edge_offsets_unneeded(0)
         shelfscan_stroke_widths_unneeded(0)
         shelfscan_line_invert_end()
         shelfscan_fast_png(0)
