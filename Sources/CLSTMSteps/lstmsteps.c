@@ -8,7 +8,7 @@
 #include <string.h>
 #include <stdint.h>
 #if defined(__x86_64__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #endif
 #include "lstmsteps.h"
 
@@ -121,6 +121,38 @@ static inline __m128i quantised4(__m128 values) {
 }
 #endif
 
+#if defined(__x86_64__)
+// Sixteen at once with AVX-512 (F, BW, VL), the same arithmetic again: the sums clipped to
+// +-127 in 32 bits, as the 16-bit saturation and clip above leave them, then narrowed (3% of a
+// shelf photo's CPU went into the four-at-a-time loop). Returns how many values it wrote.
+static __attribute__((target("avx512f,avx512bw,avx512vl"))) int quantise_wide(int8_t *line, int n, const float *input) {
+    int k = 0;
+    for (; k + 16 <= n; k += 16) {
+        const __m512 x = _mm512_mul_ps(_mm512_loadu_ps(input + k), _mm512_set1_ps(127.0f));
+        __m512i r = _mm512_cvttps_epi32(_mm512_add_ps(_mm512_abs_ps(x), _mm512_set1_ps(0.5f)));
+        const __mmask16 positive = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ);
+        r = _mm512_mask_sub_epi32(r, (__mmask16)~positive, _mm512_setzero_si512(), r);
+        r = _mm512_min_epi32(_mm512_max_epi32(r, _mm512_set1_epi32(-127)), _mm512_set1_epi32(127));
+        _mm_storeu_si128((__m128i *)(line + k), _mm512_cvtepi32_epi8(r));
+    }
+    return k;
+}
+
+// Whether `quantise_wide` runs: AVX-512 F, BW and VL, unless `SHELFSCAN_SIMD=avx2`.
+static int quantise_width = -1;
+static bool quantises_wide(void) {
+    int w = __atomic_load_n(&quantise_width, __ATOMIC_RELAXED);
+    if (__builtin_expect(w < 0, 0)) {
+        __builtin_cpu_init();
+        const char *setting = getenv("SHELFSCAN_SIMD");
+        w = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
+            && !(setting && strcmp(setting, "avx2") == 0);
+        __atomic_store_n(&quantise_width, w, __ATOMIC_RELAXED);
+    }
+    return w == 1;
+}
+#endif
+
 // NetworkIO::WriteTimeStepPart: `n` values into time step `t` from `offset` on, quantised in int
 // mode (the LSTM's outputs, time step by time step; 6% of a shelf photo's CPU one at a time).
 static inline void write_part(struct net_io *io, int t, int offset, int n, const float *input) {
@@ -128,6 +160,7 @@ static inline void write_part(struct net_io *io, int t, int offset, int n, const
         int8_t *line = io->i + (long)(t * io->i_dim2) + offset;
         int k = 0;
 #if defined(__x86_64__)
+        if (quantises_wide()) k = quantise_wide(line, n, input);
         for (; k + 8 <= n; k += 8) {
             __m128i both = _mm_packs_epi32(quantised4(_mm_loadu_ps(input + k)), quantised4(_mm_loadu_ps(input + k + 4)));
             both = _mm_min_epi16(_mm_max_epi16(both, _mm_set1_epi16(-127)), _mm_set1_epi16(127));
