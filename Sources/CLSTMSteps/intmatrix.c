@@ -162,6 +162,49 @@ static WIDE void dot4_6(int groups, const int8_t *const shaped[4], const float *
     dot4_fixed(4, 2, groups, shaped, scales, u, v);
 }
 
+// One matrix of up to 16 outputs (one register) times the inputs of `steps` time steps, rows
+// `stride` bytes apart, into `v` (16 floats per step): a fully connected layer's products over a
+// whole line at once (the convolution's 16 tanh outputs of 9 inputs, at every pixel), eight
+// steps' sums under way at a time. Per step the same sums and scaling as `dot_set(1, ...)`.
+static WIDE void dot_steps_one(int groups, const int8_t *shaped, const float *scales, const int8_t *u, long stride, int steps,
+                               float *v) {
+    const int32_t *rows = (const int32_t *)(const void *)(shaped + (size_t)16 * (size_t)(4 * groups + 1));
+    const __m512i bias = _mm512_mullo_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(shaped + (size_t)groups * 64))),
+                                            _mm512_set1_epi32(127));
+    const __m512i offset = _mm512_slli_epi32(_mm512_loadu_si512((const void *)rows), 7);
+    const __m512 scale = _mm512_loadu_ps(scales);
+    const __m512i flip = _mm512_set1_epi32((int)0x80808080u);
+    enum { lanes = 8 };
+    int s = 0;
+    for (; s + lanes <= steps; s += lanes) {
+        __m512i sums[lanes];
+        _Pragma("clang loop unroll(full)") for (int k = 0; k < lanes; k++) sums[k] = _mm512_setzero_si512();
+        for (int g = 0; g < groups; g++) {
+            const __m512i w = _mm512_loadu_si512((const void *)(shaped + (size_t)g * 64));
+            _Pragma("clang loop unroll(full)") for (int k = 0; k < lanes; k++) {
+                int32_t four;
+                memcpy(&four, u + (s + k) * stride + 4 * g, sizeof four);
+                sums[k] = _mm512_dpbusd_epi32(sums[k], _mm512_xor_si512(_mm512_set1_epi32(four), flip), w);
+            }
+        }
+        _Pragma("clang loop unroll(full)") for (int k = 0; k < lanes; k++) {
+            const __m512 total = _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_sub_epi32(sums[k], offset), bias));
+            _mm512_storeu_ps(v + 16 * (s + k), _mm512_mul_ps(total, scale));
+        }
+    }
+    for (; s < steps; s++) {
+        __m512i sum = _mm512_setzero_si512();
+        for (int g = 0; g < groups; g++) {
+            int32_t four;
+            memcpy(&four, u + s * stride + 4 * g, sizeof four);
+            sum = _mm512_dpbusd_epi32(sum, _mm512_xor_si512(_mm512_set1_epi32(four), flip),
+                                      _mm512_loadu_si512((const void *)(shaped + (size_t)g * 64)));
+        }
+        const __m512 total = _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_sub_epi32(sum, offset), bias));
+        _mm512_storeu_ps(v + 16 * s, _mm512_mul_ps(total, scale));
+    }
+}
+
 // The four products through `dot4_*` where they share one shape of 33-96 outputs (3, 4 or 6
 // registers); false otherwise (each product then goes alone through `dot_wide`).
 static bool dot4_shapes(int dim1, int dim2, const int8_t *const shaped[4], const float *const scales[4], const int8_t *u,
@@ -343,11 +386,46 @@ static long compare_four(unsigned *seed) {
 }
 #endif
 
+#if defined(__x86_64__)
+// One random matrix of up to 16 outputs times the inputs of up to 30 steps through
+// `dot_steps_one` and each step through `dot_wide`: 1 if any step's 16 outputs differed.
+static long compare_steps(unsigned *seed) {
+    enum { most_in = 60, most_steps = 30, pad = 64 };
+    const int outputs = 1 + (int)(probe_random(seed) % 16), inputs = 1 + (int)(probe_random(seed) % most_in);
+    const int steps = 1 + (int)(probe_random(seed) % most_steps);
+    const long stride = inputs + (long)(probe_random(seed) % 5);
+    int8_t *u = calloc((size_t)(stride * steps + pad), 1);
+    int8_t *weights = malloc((size_t)outputs * (size_t)(inputs + 1));
+    float scales[32], *ours = malloc(sizeof(float) * 16 * most_steps), theirs[16];
+    if (!u || !weights || !ours) abort();
+    for (long k = 0; k < stride * steps; k++)
+        u[k] = (int8_t)(probe_random(seed) % 8 == 0 ? (probe_random(seed) % 2 ? 127 : -127) : (int)(probe_random(seed) % 255) - 127);
+    for (int k = 0; k < outputs * (inputs + 1); k++)
+        weights[k] = (int8_t)(probe_random(seed) % 8 == 0 ? (probe_random(seed) % 2 ? 127 : -127) : (int)(probe_random(seed) % 255) - 127);
+    for (int k = 0; k < 32; k++) scales[k] = ((float)probe_random(seed) / (float)RAND_MAX) * 1e-3f;
+    struct int_array w = {int_array_vtable + 2 * sizeof(void *), weights, 0, outputs, inputs + 1, outputs * (inputs + 1)};
+    struct byte_vector shaped = {0, 0, 0};
+    int rounded = 0;
+    shelfscan_int_matrix_init(&wide, &w, &shaped, &rounded);
+    dot_steps_one((inputs + 3) / 4, shaped.begin, scales, u, stride, steps, ours);
+    long differed = 0;
+    for (int t = 0; t < steps; t++) {
+        dot_wide(outputs, inputs + 1, shaped.begin, scales, u + t * stride, theirs);
+        differed += memcmp(theirs, ours + 16 * t, sizeof theirs) != 0;
+    }
+    if (shaped.begin) delete_one(shaped.begin);
+    free(u);
+    free(weights);
+    free(ours);
+    return differed != 0;
+}
+#endif
+
 long shelfscan_int_matrix_compare(int trials, unsigned seed) {
 #if defined(__x86_64__)
     if (!runnable()) return -1;
     long differed = 0;
-    for (int t = 0; t < trials; t++) differed += compare_one(&seed) + compare_four(&seed);
+    for (int t = 0; t < trials; t++) differed += compare_one(&seed) + compare_four(&seed) + compare_steps(&seed);
     return differed;
 #else
     (void)trials;
@@ -392,6 +470,25 @@ bool shelfscan_int_matrix_dot4(const void *const matrices[4], const int8_t *u, f
 #else
     (void)matrices;
     (void)u;
+    (void)v;
+    return false;
+#endif
+}
+
+bool shelfscan_int_matrix_dot_steps(const void *matrix, const int8_t *u, long stride, int steps, float *v) {
+#if defined(__x86_64__)
+    if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 1 || *slot != &wide) return false;
+    const char *m = matrix;
+    const int dim1 = *(const int *)(m + matrix_dim1_at), dim2 = *(const int *)(m + matrix_dim2_at);
+    if (dim1 < 1 || dim1 > 16 || dim2 < 1) return false;
+    dot_steps_one((dim2 - 1 + 3) / 4, *(const int8_t *const *)(m + matrix_shaped_at), *(const float *const *)(m + matrix_scales_at),
+                  u, stride, steps, v);
+    return true;
+#else
+    (void)matrix;
+    (void)u;
+    (void)stride;
+    (void)steps;
     (void)v;
     return false;
 #endif

@@ -11,6 +11,7 @@
 #include <immintrin.h>
 #endif
 #include "intmatrix.h"
+#include "lstmsteps.h"
 #include "lstmgates.h"
 #include "openmp.h"
 
@@ -54,6 +55,20 @@ typedef void (*fc_step_fn)(void *fc, int t, float *output);
 static fc_step_fn library_fc_step;
 static bool fc_found;
 static long fc_checked[2];
+
+// FullyConnected::Forward in libtesseract 5.3.0 (0x280 bytes of machine code, checked), replaced
+// for int-mode tanh and logistic layers of up to 16 outputs (the convolution's 16 tanh outputs at
+// every pixel of every line; see `fc_forward_here`); its weights (a WeightMatrix) at 0x60.
+#define FC_FORWARD "_ZN9tesseract14FullyConnected7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_"
+enum { fc_forward_size = 0x280, fc_weights_at = 0x60, fc_training_at = 0xc, fc_forward_self_checks = 16 };
+static const uint64_t fc_forward_hash = 0xc43a0627468c7933ULL;
+typedef void (*fc_forward_fn)(void *fc, bool debug, const void *input, const void *transposed, void *scratch, void *output);
+static fc_forward_fn library_fc_forward;
+static bool fc_forward_found;
+static long fc_forward_checked;
+void shelfscan_fc_setup_forward(void *fc, const void *input, const void *transposed)
+    __asm__("_ZN9tesseract14FullyConnected12SetupForwardERKNS_9NetworkIOEPKNS_15TransposedArrayE");
+void shelfscan_zero_invalid_elements(void *io) __asm__("_ZN9tesseract9NetworkIO19ZeroInvalidElementsEv");
 
 // LSTM::Forward in libtesseract 5.3.0 (0x1410 bytes of machine code, checked), replaced for the
 // common case (see `forward_here`); the LSTM's other fields it reads: ni_ 0x18, no_ 0x1c, type_ 8
@@ -268,11 +283,14 @@ static void decide(void) {
 #endif
     library_fc_step = (fc_step_fn)dlsym(RTLD_NEXT, FC_STEP);
     library_forward = (forward_fn)dlsym(RTLD_NEXT, LSTM_FORWARD);
+    library_fc_forward = (fc_forward_fn)dlsym(RTLD_NEXT, FC_FORWARD);
 #if defined(__x86_64__)
     forward_found = found && library_forward && fnv((const unsigned char *)library_forward, forward_size) == forward_hash;
 #endif
 #if defined(__x86_64__)
     fc_found = found && library_fc_step && fnv((const unsigned char *)library_fc_step, fc_size) == fc_hash;
+    fc_forward_found = fc_found && library_fc_forward
+        && fnv((const unsigned char *)library_fc_forward, fc_forward_size) == fc_forward_hash;
 #endif
     checks_passed = found && shelfscan_lstm_gates_compare(4096, 1) == 0;
     const char *setting = getenv("SHELFSCAN_LSTM_GATES");
@@ -450,6 +468,92 @@ static void forward_here(char *lstm, const char *input, char *output) {
     } while (shelfscan_index_increment(&src));
 }
 #endif
+
+#if defined(__x86_64__)
+// FullyConnected::Forward for an int-mode tanh or logistic layer of up to 16 outputs, not
+// training, not debugging: the library's steps in its order, a line at a time instead of a time
+// step at a time. The output sized as the library sizes it (`Resize`: the input's map, int mode,
+// `no_` features), `SetupForward`; then for 64 time steps at a time: every step's product
+// (`shelfscan_int_matrix_dot_steps`, the same sums and scaling as the kernel's step by step),
+// the activation of all their outputs (`activate`, value by value the library's), each step's
+// `no_` outputs quantised into its row as `WriteTimeStep` does; then `ZeroInvalidElements`.
+// False where the int8 kernel cannot take the matrix (nothing written then).
+static bool fc_forward_here(char *fc, const char *input, const void *transposed, char *output) {
+    const int no = *(const int *)(fc + fc_outputs_at), k = *(const int *)(fc + fc_type_at) == fc_tanh;
+    enum { batch = 64 };
+    float values[batch * 16];
+    const int8_t *in = *(const int8_t *const *)(input + io_ints_at);
+    const long in_row = *(const int *)(input + io_int_row_at);
+    const int width = *(const int *)(input + io_int_rows_at);
+    // Whether the kernel takes this matrix, asked before anything is written.
+    if (width > 0 && !shelfscan_int_matrix_dot_steps(fc + fc_weights_at, in, in_row, 1, values)) return false;
+    shelfscan_resize_to_map(output, true, input + io_map_at, no);
+    shelfscan_fc_setup_forward(fc, input, transposed);
+    int8_t *out = *(int8_t *const *)(output + io_ints_at);
+    const long out_row = *(const int *)(output + io_int_row_at);
+    const float *table = k ? tanh_table : logistic_table;
+    for (int t0 = 0; t0 < width; t0 += batch) {
+        const int n = width - t0 < batch ? width - t0 : batch;
+        shelfscan_int_matrix_dot_steps(fc + fc_weights_at, in + t0 * in_row, in_row, n, values);
+        if (no == 16) {
+            activate(values, 16 * n, table, k);
+        } else {
+            for (int s = 0; s < n; s++) activate(values + 16 * s, no, table, k);
+        }
+        if (out_row == 16 && no == 16) {
+            shelfscan_quantise((signed char *)(out + t0 * out_row), 16 * n, values);
+        } else {
+            for (int s = 0; s < n; s++) shelfscan_quantise((signed char *)(out + (t0 + s) * out_row), no, values + 16 * s);
+        }
+    }
+    shelfscan_zero_invalid_elements(output);
+    return true;
+}
+#endif
+
+// The definition libtesseract's calls reach (its vtables' entry, exported, see Package.swift):
+// an int-mode tanh or logistic layer of up to 16 outputs here (`fc_forward_here`), every other
+// the library's. The first 16 calls taken here run the library's first, keep its output, run
+// this one and compare the two outputs byte for byte (the library's stands).
+void shelfscan_fc_forward(void *fc, bool debug, const void *input, const void *transposed, void *scratch, void *output)
+    __asm__(FC_FORWARD);
+void shelfscan_fc_forward(void *fc, bool debug, const void *input, const void *transposed, void *scratch, void *output) {
+    int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
+    if (__builtin_expect(s == 0, 0)) {
+        pthread_once(&decided, decide);
+        s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+    }
+#if defined(__x86_64__)
+    const char *f = fc, *in = input;
+    const int type = *(const int *)(f + fc_type_at), no = *(const int *)(f + fc_outputs_at);
+    if (s == 1 && fc_forward_found && shelfscan_lstm_steps_state() == 1 && !debug && *(const bool *)(in + io_int_mode_at)
+        && *(const int *)(f + fc_training_at) != ts_enabled && (type == fc_tanh || type == fc_logistic) && no >= 1 && no <= 16) {
+        if (__atomic_load_n(&fc_forward_checked, __ATOMIC_RELAXED) >= fc_forward_self_checks) {
+            if (fc_forward_here(fc, input, transposed, output)) return;
+            library_fc_forward(fc, debug, input, transposed, scratch, output);
+            return;
+        }
+        library_fc_forward(fc, debug, input, transposed, scratch, output);
+        char *o = output;
+        if (!*(bool *)(o + io_int_mode_at)) return;
+        const size_t bytes = (size_t)*(int *)(o + io_int_rows_at) * (size_t)*(int *)(o + io_int_row_at);
+        unsigned char *theirs = malloc(bytes ? bytes : 1);
+        if (!theirs) return;
+        memcpy(theirs, *(void **)(o + io_ints_at), bytes);
+        if (!fc_forward_here(fc, input, transposed, output)) {
+            free(theirs);
+            return;
+        }
+        const bool sized = (size_t)*(int *)(o + io_int_rows_at) * (size_t)*(int *)(o + io_int_row_at) == bytes;
+        const bool same = sized && memcmp(theirs, *(void **)(o + io_ints_at), bytes) == 0;
+        if (!same && sized) memcpy(*(void **)(o + io_ints_at), theirs, bytes);
+        free(theirs);
+        record_check(&fc_forward_checked, same);
+        return;
+    }
+#endif
+    library_fc_forward(fc, debug, input, transposed, scratch, output);
+}
 
 // The definition libtesseract's calls reach (its vtables' entry, exported, see Package.swift).
 // The first 16 calls taken here run the library's first, keep its output, run this one and

@@ -153,21 +153,27 @@ static bool quantises_wide(void) {
 }
 #endif
 
+// `n` values quantised into `line` (`quantised`, 16, 8 or one at a time).
+static inline void quantise_line(int8_t *line, int n, const float *input) {
+    int k = 0;
+#if defined(__x86_64__)
+    if (quantises_wide()) k = quantise_wide(line, n, input);
+    for (; k + 8 <= n; k += 8) {
+        __m128i both = _mm_packs_epi32(quantised4(_mm_loadu_ps(input + k)), quantised4(_mm_loadu_ps(input + k + 4)));
+        both = _mm_min_epi16(_mm_max_epi16(both, _mm_set1_epi16(-127)), _mm_set1_epi16(127));
+        _mm_storel_epi64((__m128i *)(line + k), _mm_packs_epi16(both, both));
+    }
+#endif
+    for (; k < n; k++) line[k] = quantised(input[k]);
+}
+
+void shelfscan_quantise(signed char *line, int n, const float *input) { quantise_line((int8_t *)line, n, input); }
+
 // NetworkIO::WriteTimeStepPart: `n` values into time step `t` from `offset` on, quantised in int
 // mode (the LSTM's outputs, time step by time step; 6% of a shelf photo's CPU one at a time).
 static inline void write_part(struct net_io *io, int t, int offset, int n, const float *input) {
     if (io->int_mode) {
-        int8_t *line = io->i + (long)(t * io->i_dim2) + offset;
-        int k = 0;
-#if defined(__x86_64__)
-        if (quantises_wide()) k = quantise_wide(line, n, input);
-        for (; k + 8 <= n; k += 8) {
-            __m128i both = _mm_packs_epi32(quantised4(_mm_loadu_ps(input + k)), quantised4(_mm_loadu_ps(input + k + 4)));
-            both = _mm_min_epi16(_mm_max_epi16(both, _mm_set1_epi16(-127)), _mm_set1_epi16(127));
-            _mm_storel_epi64((__m128i *)(line + k), _mm_packs_epi16(both, both));
-        }
-#endif
-        for (; k < n; k++) line[k] = quantised(input[k]);
+        quantise_line(io->i + (long)(t * io->i_dim2) + offset, n, input);
     } else {
         float *line = io->f + (long)(t * io->f_dim2) + offset;
         for (int k = 0; k < n; k++) line[k] = input[k];

@@ -36,6 +36,12 @@ int shelfscan_int_matrix_state(void);
 /// The same outputs as four products one after the other.
 bool shelfscan_int_matrix_dot4(const void *const matrices[4], const int8_t *u, float *const v[4]);
 
+/// A matrix of up to 16 outputs (`matrix`: a `WeightMatrix` laid out for this kernel) times the
+/// inputs of `steps` time steps (rows `stride` bytes apart, from `u`), into `v`, 16 floats per
+/// step: where this kernel is installed; false, nothing written, otherwise. Per step the same
+/// outputs as the product of that step alone.
+bool shelfscan_int_matrix_dot_steps(const void *matrix, const int8_t *u, long stride, int steps, float *v);
+
 /// Runs `trials` random products (up to 300 outputs of up to 600 inputs, weights and inputs in
 /// -127...127, the library's `Init` laying out the weights for each kernel) through this kernel
 /// and the library's AVX2 one, and as many sets of four products of 33-96 outputs through the

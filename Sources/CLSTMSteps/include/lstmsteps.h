@@ -26,6 +26,10 @@
 /// the library's own.
 int shelfscan_lstm_steps_state(void);
 
+/// `n` floats quantised into `line` as `NetworkIO::WriteTimeStepPart` stores them in int mode
+/// (times 127, rounded half away from zero, clipped to +-127).
+void shelfscan_quantise(signed char *line, int n, const float *input);
+
 /// Makes the definitions do the work (`on` 1, where the checks passed) or hand each call to the
 /// library's own (`on` 0), from now on, for every thread; returns the state then. For tests.
 int shelfscan_lstm_steps_use(int on);
