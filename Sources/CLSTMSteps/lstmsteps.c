@@ -264,14 +264,43 @@ static void convolve_forward(const struct convolve *layer, const struct net_io *
     int ni = layer->ni, y_scale = 2 * layer->half_y + 1;
     struct stride_index at = {&output->stride_map, 0, {0, 0, 0}};
     const int *inc = output->stride_map.t_increments;
+    // A window's inputs' offsets from its first, x outer, y inner, for one int8 feature.
+    enum { most_window = 49 };
+    long offsets[most_window];
+    const int window_size = (2 * layer->half_x + 1) * y_scale;
+    const bool bytes_one_by_one = ni == 1 && input->int_mode && output->int_mode && window_size <= most_window;
+    if (bytes_one_by_one)
+        for (int x = 0, k = 0; x <= 2 * layer->half_x; x++)
+            for (int y = 0; y < y_scale; y++, k++) offsets[k] = (long)(x * inc[2] + y * inc[1]) * input->i_dim2;
     do {
         int t = at.t, out_ix = 0;
         // A window wholly inside the picture (most of them): no test per input.
-        if (at.indices[2] >= layer->half_x && at.indices[2] + layer->half_x <= max_index(&at, 2)
+        const int last_x = max_index(&at, 2);
+        if (at.indices[2] >= layer->half_x && at.indices[2] + layer->half_x <= last_x
             && at.indices[1] >= layer->half_y && at.indices[1] + layer->half_y <= max_index(&at, 1)) {
-            int first = t - layer->half_x * inc[2] - layer->half_y * inc[1];
-            for (int x = 0, out = 0; x <= 2 * layer->half_x; x++)
-                for (int y = 0; y < y_scale; y++, out += ni) copy_inputs(output, t, out, input, first + x * inc[2] + y * inc[1], ni);
+            // Every position left in this row whose window is inside too, one after another (x
+            // is the map's innermost dimension); `at` then stands at the run's last one.
+            const int run = last_x - layer->half_x - at.indices[2] + 1;
+            if (bytes_one_by_one) {
+                // One int8 feature per position (the line's pixels): each window's bytes
+                // gathered at offsets worked out once, the arrays' pointers held in registers.
+                const int8_t *from = input->i;
+                int8_t *to = output->i;
+                const long from_row = input->i_dim2, to_row = output->i_dim2;
+                for (int r = 0; r < run; r++, t += inc[2]) {
+                    const int8_t *window = from + (long)(t - layer->half_x * inc[2] - layer->half_y * inc[1]) * from_row;
+                    int8_t *d = to + (long)t * to_row;
+                    for (int k = 0; k < window_size; k++) d[k] = window[offsets[k]];
+                }
+            } else {
+                for (int r = 0; r < run; r++, t += inc[2]) {
+                    int first = t - layer->half_x * inc[2] - layer->half_y * inc[1];
+                    for (int x = 0, out = 0; x <= 2 * layer->half_x; x++)
+                        for (int y = 0; y < y_scale; y++, out += ni) copy_inputs(output, t, out, input, first + x * inc[2] + y * inc[1], ni);
+                }
+            }
+            at.indices[2] += run - 1;
+            at.t += (run - 1) * inc[2];
             continue;
         }
         for (int x = -layer->half_x; x <= layer->half_x; x++, out_ix += y_scale * ni) {
