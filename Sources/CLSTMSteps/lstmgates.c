@@ -470,6 +470,28 @@ static void forward_here(char *lstm, const char *input, char *output) {
 #endif
 
 #if defined(__x86_64__)
+// A layer's self-check: the library's int8 output kept (NULL where it is not in int mode or
+// there is no memory: no check then) ...
+static unsigned char *kept_output(const char *o, size_t *bytes) {
+    if (!*(const bool *)(o + io_int_mode_at)) return NULL;
+    *bytes = (size_t)*(const int *)(o + io_int_rows_at) * (size_t)*(const int *)(o + io_int_row_at);
+    unsigned char *kept = malloc(*bytes ? *bytes : 1);
+    if (kept) memcpy(kept, *(void *const *)(o + io_ints_at), *bytes);
+    return kept;
+}
+
+// ... and once the executable's has run into the same output, the two compared byte for byte;
+// the library's stands where they differ; the comparison recorded (`record_check`).
+static void checked_against(char *o, unsigned char *theirs, size_t bytes, long *kind) {
+    const bool sized = (size_t)*(int *)(o + io_int_rows_at) * (size_t)*(int *)(o + io_int_row_at) == bytes;
+    const bool same = sized && memcmp(theirs, *(void **)(o + io_ints_at), bytes) == 0;
+    if (!same && sized) memcpy(*(void **)(o + io_ints_at), theirs, bytes);
+    free(theirs);
+    record_check(kind, same);
+}
+#endif
+
+#if defined(__x86_64__)
 // FullyConnected::Forward for an int-mode tanh or logistic layer of up to 16 outputs, not
 // training, not debugging: the library's steps in its order, a line at a time instead of a time
 // step at a time. The output sized as the library sizes it (`Resize`: the input's map, int mode,
@@ -534,21 +556,11 @@ void shelfscan_fc_forward(void *fc, bool debug, const void *input, const void *t
             return;
         }
         library_fc_forward(fc, debug, input, transposed, scratch, output);
-        char *o = output;
-        if (!*(bool *)(o + io_int_mode_at)) return;
-        const size_t bytes = (size_t)*(int *)(o + io_int_rows_at) * (size_t)*(int *)(o + io_int_row_at);
-        unsigned char *theirs = malloc(bytes ? bytes : 1);
+        size_t bytes;
+        unsigned char *theirs = kept_output(output, &bytes);
         if (!theirs) return;
-        memcpy(theirs, *(void **)(o + io_ints_at), bytes);
-        if (!fc_forward_here(fc, input, transposed, output)) {
-            free(theirs);
-            return;
-        }
-        const bool sized = (size_t)*(int *)(o + io_int_rows_at) * (size_t)*(int *)(o + io_int_row_at) == bytes;
-        const bool same = sized && memcmp(theirs, *(void **)(o + io_ints_at), bytes) == 0;
-        if (!same && sized) memcpy(*(void **)(o + io_ints_at), theirs, bytes);
-        free(theirs);
-        record_check(&fc_forward_checked, same);
+        if (fc_forward_here(fc, input, transposed, output)) checked_against(output, theirs, bytes, &fc_forward_checked);
+        else free(theirs);
         return;
     }
 #endif
@@ -577,21 +589,11 @@ void shelfscan_lstm_forward(void *lstm, bool debug, const void *input, const voi
             return;
         }
         library_forward(lstm, debug, input, transposed, scratch, output);
-        char *o = output;
-        const size_t bytes = (size_t)*(int *)(o + io_int_rows_at) * (size_t)*(int *)(o + io_int_row_at);
-        unsigned char *theirs = malloc(bytes ? bytes : 1);
-        if (!theirs || !*(bool *)(o + io_int_mode_at)) {
-            free(theirs);
-            return;
-        }
-        memcpy(theirs, *(void **)(o + io_ints_at), bytes);
+        size_t bytes;
+        unsigned char *theirs = kept_output(output, &bytes);
+        if (!theirs) return;
         forward_here(lstm, input, output);
-        bool same = (size_t)*(int *)(o + io_int_rows_at) * (size_t)*(int *)(o + io_int_row_at) == bytes
-            && memcmp(theirs, *(void **)(o + io_ints_at), bytes) == 0;
-        if (!same && (size_t)*(int *)(o + io_int_rows_at) * (size_t)*(int *)(o + io_int_row_at) == bytes)
-            memcpy(*(void **)(o + io_ints_at), theirs, bytes);
-        free(theirs);
-        record_check(&forward_checked, same);
+        checked_against(output, theirs, bytes, &forward_checked);
         return;
     }
 #endif
