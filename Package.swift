@@ -67,21 +67,26 @@ let package = Package(
             linkerSettings: [.linkedLibrary("dl")]),
         // Tesseract's OpenMP regions run on the reading thread (openmp.c, include/openmp.h).
         .target(name: "COpenMP"),
+        // What those targets share for their checks: the hash of a library function's machine
+        // code, the probes' random numbers (include/selfcheck.h).
+        .target(name: "CSelfCheck"),
         // Tesseract's LSTM's smallest steps, without calls between them (include/lstmsteps.h).
         // and the LSTM's gates, computed in its OpenMP sections regions (include/lstmgates.h).
         .target(
             name: "CLSTMSteps",
-            dependencies: ["COpenMP"],
+            dependencies: ["COpenMP", "CSelfCheck"],
             linkerSettings: [.linkedLibrary("dl")]),
         // Leptonica's rotation of gray pictures by area mapping, 16 pixels at a time (include/rotateam.h).
         .target(
             name: "CRotateAM",
+            dependencies: ["CSelfCheck"],
             linkerSettings: [.linkedLibrary("dl")]),
         // Tesseract's histogram and threshold of each picture read, without its per-pixel
         // dependencies and branches (include/pagesteps.h); its legacy engine's ambiguity table
         // left unloaded where only the LSTM reads (include/ambigs.h).
         .target(
             name: "CPageSteps",
+            dependencies: ["CSelfCheck"],
             linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "ShelfScanKit",

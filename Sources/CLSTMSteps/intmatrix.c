@@ -11,6 +11,7 @@
 #include <immintrin.h>
 #endif
 #include "intmatrix.h"
+#include "selfcheck.h"
 
 extern const char *TessVersion(void);
 
@@ -285,22 +286,11 @@ static bool runnable(void) {
 #endif
 }
 
-// The probe's random numbers (0 ... 2^31 - 1, as rand_r's): xorshift32, inline (rand_r, a call
-// through the procedure linkage table per number, took most of the probe's time at start-up).
-static inline unsigned probe_random(unsigned *state) {
-    unsigned x = *state ? *state : 0x9e3779b9u;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    *state = x;
-    return x >> 1;
-}
-
 #if defined(__x86_64__)
 // One random product through both kernels, each on the weights `Init` laid out for it.
 static long compare_one(unsigned *seed) {
     enum { most_out = 300, most_in = 600, guard = 64 };
-    int outputs = 1 + (int)(probe_random(seed) % most_out), inputs = 1 + (int)(probe_random(seed) % most_in);
+    int outputs = 1 + (int)(shelfscan_probe_random(seed) % most_out), inputs = 1 + (int)(shelfscan_probe_random(seed) % most_in);
     int8_t *weights = malloc((size_t)outputs * (size_t)(inputs + 1));
     int8_t *u = calloc((size_t)(inputs + 32 + 32), 1);
     float *scales = malloc(sizeof(float) * (most_out + 16));
@@ -309,10 +299,10 @@ static long compare_one(unsigned *seed) {
     if (!weights || !u || !scales || !v[0] || !v[1]) abort();
     // Mostly small weights as trained networks have, some at the extremes.
     for (int k = 0; k < outputs * (inputs + 1); k++)
-        weights[k] = (int8_t)(probe_random(seed) % 8 == 0 ? (probe_random(seed) % 2 ? 127 : -127) : (int)(probe_random(seed) % 255) - 127);
+        weights[k] = (int8_t)(shelfscan_probe_random(seed) % 8 == 0 ? (shelfscan_probe_random(seed) % 2 ? 127 : -127) : (int)(shelfscan_probe_random(seed) % 255) - 127);
     for (int k = 0; k < inputs; k++)
-        u[k] = (int8_t)(probe_random(seed) % 8 == 0 ? (probe_random(seed) % 2 ? 127 : -127) : (int)(probe_random(seed) % 255) - 127);
-    for (int k = 0; k < most_out + 16; k++) scales[k] = ((float)probe_random(seed) / (float)RAND_MAX) * 1e-4f;
+        u[k] = (int8_t)(shelfscan_probe_random(seed) % 8 == 0 ? (shelfscan_probe_random(seed) % 2 ? 127 : -127) : (int)(shelfscan_probe_random(seed) % 255) - 127);
+    for (int k = 0; k < most_out + 16; k++) scales[k] = ((float)shelfscan_probe_random(seed) / (float)RAND_MAX) * 1e-4f;
     struct int_array w = {int_array_vtable + 2 * sizeof(void *), weights, 0, outputs, inputs + 1, outputs * (inputs + 1)};
     const struct int_simd_matrix *kernels[2] = {avx2, &wide};
     long differed = 0;
@@ -343,22 +333,22 @@ static long compare_one(unsigned *seed) {
 static long compare_four(unsigned *seed) {
     enum { most_out = 96, most_in = 200, guard = 64 };
     static const int shapes[] = {48, 64, 96, 33, 47, 63, 80, 95};
-    const int outputs = shapes[probe_random(seed) % (sizeof shapes / sizeof *shapes)];
-    const int inputs = 1 + (int)(probe_random(seed) % most_in);
+    const int outputs = shapes[shelfscan_probe_random(seed) % (sizeof shapes / sizeof *shapes)];
+    const int inputs = 1 + (int)(shelfscan_probe_random(seed) % most_in);
     int8_t *u = calloc((size_t)(inputs + 64), 1);
     float *scales = malloc(sizeof(float) * (most_out + 16));
     int8_t *weights = malloc((size_t)outputs * (size_t)(inputs + 1));
     if (!u || !scales || !weights) abort();
     for (int k = 0; k < inputs; k++)
-        u[k] = (int8_t)(probe_random(seed) % 8 == 0 ? (probe_random(seed) % 2 ? 127 : -127) : (int)(probe_random(seed) % 255) - 127);
-    for (int k = 0; k < most_out + 16; k++) scales[k] = ((float)probe_random(seed) / (float)RAND_MAX) * 1e-4f;
+        u[k] = (int8_t)(shelfscan_probe_random(seed) % 8 == 0 ? (shelfscan_probe_random(seed) % 2 ? 127 : -127) : (int)(shelfscan_probe_random(seed) % 255) - 127);
+    for (int k = 0; k < most_out + 16; k++) scales[k] = ((float)shelfscan_probe_random(seed) / (float)RAND_MAX) * 1e-4f;
     struct byte_vector shaped[4];
     const int8_t *laid[4];
     const float *scale_of[4];
     float *ours[4], *theirs[4];
     for (int g = 0; g < 4; g++) {
         for (int k = 0; k < outputs * (inputs + 1); k++)
-            weights[k] = (int8_t)(probe_random(seed) % 8 == 0 ? (probe_random(seed) % 2 ? 127 : -127) : (int)(probe_random(seed) % 255) - 127);
+            weights[k] = (int8_t)(shelfscan_probe_random(seed) % 8 == 0 ? (shelfscan_probe_random(seed) % 2 ? 127 : -127) : (int)(shelfscan_probe_random(seed) % 255) - 127);
         struct int_array w = {int_array_vtable + 2 * sizeof(void *), weights, 0, outputs, inputs + 1, outputs * (inputs + 1)};
         shaped[g] = (struct byte_vector){0, 0, 0};
         int rounded = 0;
@@ -391,18 +381,18 @@ static long compare_four(unsigned *seed) {
 // `dot_steps_one` and each step through `dot_wide`: 1 if any step's 16 outputs differed.
 static long compare_steps(unsigned *seed) {
     enum { most_in = 60, most_steps = 30, pad = 64 };
-    const int outputs = 1 + (int)(probe_random(seed) % 16), inputs = 1 + (int)(probe_random(seed) % most_in);
-    const int steps = 1 + (int)(probe_random(seed) % most_steps);
-    const long stride = inputs + (long)(probe_random(seed) % 5);
+    const int outputs = 1 + (int)(shelfscan_probe_random(seed) % 16), inputs = 1 + (int)(shelfscan_probe_random(seed) % most_in);
+    const int steps = 1 + (int)(shelfscan_probe_random(seed) % most_steps);
+    const long stride = inputs + (long)(shelfscan_probe_random(seed) % 5);
     int8_t *u = calloc((size_t)(stride * steps + pad), 1);
     int8_t *weights = malloc((size_t)outputs * (size_t)(inputs + 1));
     float scales[32], *ours = malloc(sizeof(float) * 16 * most_steps), theirs[16];
     if (!u || !weights || !ours) abort();
     for (long k = 0; k < stride * steps; k++)
-        u[k] = (int8_t)(probe_random(seed) % 8 == 0 ? (probe_random(seed) % 2 ? 127 : -127) : (int)(probe_random(seed) % 255) - 127);
+        u[k] = (int8_t)(shelfscan_probe_random(seed) % 8 == 0 ? (shelfscan_probe_random(seed) % 2 ? 127 : -127) : (int)(shelfscan_probe_random(seed) % 255) - 127);
     for (int k = 0; k < outputs * (inputs + 1); k++)
-        weights[k] = (int8_t)(probe_random(seed) % 8 == 0 ? (probe_random(seed) % 2 ? 127 : -127) : (int)(probe_random(seed) % 255) - 127);
-    for (int k = 0; k < 32; k++) scales[k] = ((float)probe_random(seed) / (float)RAND_MAX) * 1e-3f;
+        weights[k] = (int8_t)(shelfscan_probe_random(seed) % 8 == 0 ? (shelfscan_probe_random(seed) % 2 ? 127 : -127) : (int)(shelfscan_probe_random(seed) % 255) - 127);
+    for (int k = 0; k < 32; k++) scales[k] = ((float)shelfscan_probe_random(seed) / (float)RAND_MAX) * 1e-3f;
     struct int_array w = {int_array_vtable + 2 * sizeof(void *), weights, 0, outputs, inputs + 1, outputs * (inputs + 1)};
     struct byte_vector shaped = {0, 0, 0};
     int rounded = 0;

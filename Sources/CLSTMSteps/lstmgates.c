@@ -13,6 +13,7 @@
 #include "intmatrix.h"
 #include "lstmsteps.h"
 #include "lstmgates.h"
+#include "selfcheck.h"
 #include "openmp.h"
 
 // Every float operation below is the library's, one by one: never fused.
@@ -258,15 +259,6 @@ static bool processor_has_gates(void) {
 }
 #endif
 
-static uint64_t fnv(const unsigned char *bytes, size_t n) {
-    uint64_t x = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) {
-        x ^= bytes[i];
-        x *= 1099511628211ULL;
-    }
-    return x;
-}
-
 static void decide(void) {
     bool found = false;
     const char *version = TessVersion();
@@ -277,7 +269,7 @@ static void decide(void) {
         const unsigned char *function = (const unsigned char *)info.dli_fbase + function_offset;
         tanh_table = (const float *)dlsym(RTLD_DEFAULT, "_ZN9tesseract9TanhTableE");
         logistic_table = (const float *)dlsym(RTLD_DEFAULT, "_ZN9tesseract13LogisticTableE");
-        found = tanh_table && logistic_table && fnv(function, function_size) == function_hash;
+        found = tanh_table && logistic_table && shelfscan_code_hash(function, function_size) == function_hash;
         if (found) region_function = function;
     }
 #endif
@@ -285,12 +277,12 @@ static void decide(void) {
     library_forward = (forward_fn)dlsym(RTLD_NEXT, LSTM_FORWARD);
     library_fc_forward = (fc_forward_fn)dlsym(RTLD_NEXT, FC_FORWARD);
 #if defined(__x86_64__)
-    forward_found = found && library_forward && fnv((const unsigned char *)library_forward, forward_size) == forward_hash;
+    forward_found = found && library_forward && shelfscan_code_hash((const void *)library_forward, forward_size) == forward_hash;
 #endif
 #if defined(__x86_64__)
-    fc_found = found && library_fc_step && fnv((const unsigned char *)library_fc_step, fc_size) == fc_hash;
+    fc_found = found && library_fc_step && shelfscan_code_hash((const void *)library_fc_step, fc_size) == fc_hash;
     fc_forward_found = fc_found && library_fc_forward
-        && fnv((const unsigned char *)library_fc_forward, fc_forward_size) == fc_forward_hash;
+        && shelfscan_code_hash((const void *)library_fc_forward, fc_forward_size) == fc_forward_hash;
 #endif
     checks_passed = found && shelfscan_lstm_gates_compare(4096, 1) == 0;
     const char *setting = getenv("SHELFSCAN_LSTM_GATES");
@@ -310,8 +302,9 @@ static void record_check(long *kind, bool same) {
 }
 
 #if defined(__x86_64__)
-// The region's work: each gate's product into its line, then its activation (CI tanh, the
-// others logistic), as the library's sections do one after another.
+// The region's work: each gate's product into its line (the four at once where the int8 kernel
+// can), then each line's activation (CI tanh, the others logistic): what the library's sections
+// compute, gate by gate.
 static void gates(const struct region_data *d, float *const lines[4]) {
     const char *lstm = d->lstm;
     const int ns = *(const int *)(lstm + ns_at);

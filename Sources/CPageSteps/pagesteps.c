@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pagesteps.h"
+#include "selfcheck.h"
 
 struct Pix;
 extern int pixGetDepth(const struct Pix *pix);
@@ -46,15 +47,6 @@ static histogram_fn library_histogram;
 static threshold_fn library_threshold;
 static bool found, checks_passed;
 static int state;
-
-static uint64_t fnv(const unsigned char *bytes, size_t n) {
-    uint64_t x = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) {
-        x ^= bytes[i];
-        x *= 1099511628211ULL;
-    }
-    return x;
-}
 
 static inline int field(const void *self, int offset) {
     int v;
@@ -154,11 +146,11 @@ static void decide(void) {
     library_threshold = (threshold_fn)dlsym(RTLD_NEXT, THRESHOLD);
     const char *version = TessVersion();
     found = library_histogram && library_threshold && version && strcmp(version, "5.3.0") == 0
-        && fnv((const unsigned char *)library_histogram, histogram_size) == histogram_hash
-        && fnv((const unsigned char *)library_threshold, threshold_size) == threshold_hash;
+        && shelfscan_code_hash((const void *)library_histogram, histogram_size) == histogram_hash
+        && shelfscan_code_hash((const void *)library_threshold, threshold_size) == threshold_hash;
     if (getenv("SHELFSCAN_PAGE_STEPS_HASHES") && library_histogram && library_threshold) {
-        fprintf(stderr, "page steps hashes %#llx %#llx\n", (unsigned long long)fnv((const unsigned char *)library_histogram, histogram_size),
-                (unsigned long long)fnv((const unsigned char *)library_threshold, threshold_size));
+        fprintf(stderr, "page steps hashes %#llx %#llx\n", (unsigned long long)shelfscan_code_hash((const void *)library_histogram, histogram_size),
+                (unsigned long long)shelfscan_code_hash((const void *)library_threshold, threshold_size));
     }
     checks_passed = found && compare(40, 1) == 0;
     const char *setting = getenv("SHELFSCAN_PAGE_STEPS");

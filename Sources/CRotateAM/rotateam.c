@@ -12,6 +12,7 @@
 #include <immintrin.h>
 #endif
 #include "rotateam.h"
+#include "selfcheck.h"
 
 // Every float operation below is the library's, one by one: never fused.
 #pragma clang fp contract(off)
@@ -29,26 +30,6 @@ static rotate_fn library_rotate;
 static bool checks_passed;
 static int state;
 static long checked, differed;
-
-// The probe's random numbers (0 ... 2^31 - 1, as rand_r's): xorshift32, inline (rand_r, a call
-// through the procedure linkage table per number, took most of the probe's time at start-up).
-static inline unsigned probe_random(unsigned *state) {
-    unsigned x = *state ? *state : 0x9e3779b9u;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    *state = x;
-    return x >> 1;
-}
-
-static uint64_t fnv(const unsigned char *bytes, size_t n) {
-    uint64_t x = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) {
-        x ^= bytes[i];
-        x *= 1099511628211ULL;
-    }
-    return x;
-}
 
 #if defined(__x86_64__)
 #define WIDE __attribute__((target("avx2,avx512f,avx512bw,avx512vl")))
@@ -222,7 +203,7 @@ static bool runnable(void) {
     char *version = getLeptonicaVersion();
     bool same = version && strcmp(version, "leptonica-1.82.0") == 0;
     free(version);
-    return same && fnv((const unsigned char *)library_rotate, function_size) == function_hash;
+    return same && shelfscan_code_hash((const void *)library_rotate, function_size) == function_hash;
 #else
     return false;
 #endif
@@ -294,20 +275,20 @@ long shelfscan_rotate_am_compare(int trials, unsigned seed) {
     if (!runnable()) return -1;
     long differences = 0;
     for (int t = 0; t < trials; t++) {
-        int w = 2 + (int)(probe_random(&seed) % 299), h = 2 + (int)(probe_random(&seed) % 299);
+        int w = 2 + (int)(shelfscan_probe_random(&seed) % 299), h = 2 + (int)(shelfscan_probe_random(&seed) % 299);
         struct Pix *pix = pixCreate(w, h, 8);
         if (!pix) return -1;
         uint32_t *data = pixGetData(pix);
         // Smooth gradients with noise, so neighbours differ as in photos.
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++) {
-                int v = (x * 7 + y * 3 + (int)(probe_random(&seed) % 40)) & 0xff;
+                int v = (x * 7 + y * 3 + (int)(shelfscan_probe_random(&seed) % 40)) & 0xff;
                 uint8_t *line = (uint8_t *)(data + (size_t)y * (size_t)pixGetWpl(pix));
                 line[x ^ 3] = (uint8_t)v;
             }
-        float angle = (((float)probe_random(&seed) / (float)RAND_MAX) * 2.0f - 1.0f) * (probe_random(&seed) % 4 == 0 ? 3.1f : 0.4f);
+        float angle = (((float)shelfscan_probe_random(&seed) / (float)RAND_MAX) * 2.0f - 1.0f) * (shelfscan_probe_random(&seed) % 4 == 0 ? 3.1f : 0.4f);
         if (fabsf(angle) < 0.01f) angle = 0.25f;
-        int grayval = probe_random(&seed) % 2 ? 255 : (int)(probe_random(&seed) % 256);
+        int grayval = shelfscan_probe_random(&seed) % 2 ? 255 : (int)(shelfscan_probe_random(&seed) % 256);
         struct Pix *theirs = library_rotate(pix, angle, grayval);
         // Every width this processor has (AVX-512 and AVX2 both where it has AVX-512).
         for (int w = width; w >= 1; w--) {

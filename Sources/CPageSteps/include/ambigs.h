@@ -4,7 +4,7 @@
 /// `tesseract::UnicharAmbigs::LoadUniversal`, defined again in the executable (exported, see
 /// Package.swift's `interposed`; `Tesseract::init_tesseract_lang_data` calls it through
 /// libtesseract's procedure linkage table). Every engine load parses Tesseract's built-in table
-/// of character ambiguities ("rn" read for "m"...) into sorted lists: 20-25 ms of a core per
+/// of character ambiguities ("rn" read for "m"...) into sorted lists: 20-45 ms of a core per
 /// engine, four engines per process. Only the legacy classifier and its dictionary checks read
 /// that table; LSTM-only reading never does (a libtesseract built without the legacy engine
 /// leaves the call out altogether). While `shelfscan_universal_ambigs_skip(1)` holds on the

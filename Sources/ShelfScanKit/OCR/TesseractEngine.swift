@@ -189,7 +189,7 @@ public final class TesseractEngine: @unchecked Sendable {
         && !(ProcessInfo.processInfo.environment["SHELFSCAN_TESSERACT_VARIABLES"] ?? "").contains("tessedit_do_invert")
 
     /// Whether engine loads leave the legacy engine's ambiguity table unloaded where the model
-    /// is read by the LSTM alone (include/ambigs.h; 20-25 ms of a core per engine): by default;
+    /// is read by the LSTM alone (include/ambigs.h; 20-45 ms of a core per engine): by default;
     /// `SHELFSCAN_UNIVERSAL_AMBIGS=load` loads it as the library does.
     public static let skipsAmbiguities = ProcessInfo.processInfo.environment["SHELFSCAN_UNIVERSAL_AMBIGS"] != "load"
 
