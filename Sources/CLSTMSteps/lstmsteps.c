@@ -11,6 +11,7 @@
 #include <immintrin.h>
 #endif
 #include "lstmsteps.h"
+#include "selfcheck.h"
 
 extern const char *TessVersion(void);
 
@@ -319,6 +320,147 @@ static void convolve_forward(const struct convolve *layer, const struct net_io *
     } while (increment(&at));
 }
 
+// tesseract::Maxpool as libtesseract 5.3.0 lays it out (Network's fields, Reconfig's, its own;
+// read off Debian's machine code of Maxpool::Forward, whose bytes are checked): inputs and
+// outputs per position, the input's map kept for the backward pass, the pooling's x and y
+// sizes, and `maxes_` (a GENERIC_2D_ARRAY<int>: vtable, elements, unused cell, dimensions,
+// allocated size), where each output's feature notes the input position it came from.
+struct maxpool {
+    char network[0x18];
+    int ni, no;
+    char more_network[0x60 - 0x20];
+    struct stride_map back_map;
+    int x_scale, y_scale;
+    void *maxes_vtable;
+    int *maxes;
+    int maxes_empty;
+    int maxes_dim1, maxes_dim2, maxes_allocated;
+};
+_Static_assert(offsetof(struct maxpool, ni) == 0x18 && offsetof(struct maxpool, no) == 0x1c
+               && offsetof(struct maxpool, back_map) == 0x60 && offsetof(struct stride_map, heights) == 0x18
+               && offsetof(struct maxpool, x_scale) == 0xa8 && offsetof(struct maxpool, y_scale) == 0xac
+               && offsetof(struct maxpool, maxes) == 0xb8 && offsetof(struct maxpool, maxes_dim1) == 0xc4
+               && offsetof(struct maxpool, maxes_dim2) == 0xc8 && offsetof(struct maxpool, maxes_allocated) == 0xcc,
+               "Maxpool as libtesseract 5.3.0 lays it out");
+
+typedef void (*resize_scaled_fn)(struct net_io *, const struct net_io *, int, int, int);
+typedef void (*copy_step_fn)(struct net_io *, int, const struct net_io *, int);
+typedef void *(*new_fn)(size_t);
+static resize_scaled_fn real_resize_scaled;
+static copy_step_fn real_copy_step;
+// operator new and operator new[] (libstdc++'s): what the library will free, allocated as it does.
+static new_fn new_one, new_array;
+
+// std::vector<int>'s copy assignment as libstdc++ does it: the elements copied into the storage
+// there when it holds them, else into new storage of exactly their number (the old let go).
+static void assign_ints(struct int_vector *to, const struct int_vector *from) {
+    if (to == from) return;
+    const size_t n = (size_t)(from->end - from->begin);
+    if (n > (size_t)(to->capacity - to->begin)) {
+        int *fresh = new_one(n * sizeof(int));
+        memcpy(fresh, from->begin, n * sizeof(int));
+        if (to->begin) delete_one(to->begin);
+        to->begin = fresh;
+        to->capacity = fresh + n;
+    } else if (n) {
+        memmove(to->begin, from->begin, n * sizeof(int));
+    }
+    to->end = to->begin + n;
+}
+
+#if defined(__x86_64__)
+// One output position of a pooling over 16 int8 features whose window lies wholly inside the
+// picture, as `maxpool_step` over the window, x outer, y inner, would leave it: the running
+// maximum and, for each feature, the first position holding it (a later one replaces it only
+// where strictly greater), in registers; the window's first position is the copied one.
+static __attribute__((target("avx512f,avx512bw,avx512vl"))) void pool16(int8_t *out, const int8_t *in, int in_t, const int *inc,
+                                                                       int x_scale, int y_scale, int *max_line) {
+    __m128i best = _mm_loadu_si128((const __m128i *)(in + (long)in_t * 16));
+    __m512i where = _mm512_set1_epi32(in_t);
+    for (int x = 0; x < x_scale; x++)
+        for (int y = 0; y < y_scale; y++) {
+            const int t = in_t + x * inc[2] + y * inc[1];
+            const __m128i value = _mm_loadu_si128((const __m128i *)(in + (long)t * 16));
+            const __mmask16 greater = _mm_cmpgt_epi8_mask(value, best);
+            best = _mm_mask_mov_epi8(best, greater, value);
+            where = _mm512_mask_mov_epi32(where, greater, _mm512_set1_epi32(t));
+        }
+    _mm_storeu_si128((__m128i *)out, best);
+    _mm512_storeu_si512(max_line, where);
+}
+#endif
+
+// Maxpool::Forward: the output sized as the library sizes it (`ResizeScaled`), `maxes_` as its
+// `ResizeNoInit` does, the input's map kept (`back_map_`); then for each output position, the
+// input position at its scaled indices copied (`CopyTimeStepFrom`), every feature noted as from
+// there, and each position of its x_scale x y_scale window inside the picture pooled in
+// (`MaxpoolTimeStep`), x outer, y inner. The library walks the window with index objects, two
+// `AddOffset` calls through the linkage table per position: 3% of a shelf photo's CPU.
+static void maxpool_forward(struct maxpool *layer, const struct net_io *input, struct net_io *output) {
+    real_resize_scaled(output, input, layer->x_scale, layer->y_scale, layer->no);
+    const int width = output->int_mode ? output->i_dim1 : output->f_dim1;
+    const int size = width * layer->ni;
+    if (size > layer->maxes_allocated) {
+        if (layer->maxes) delete_array(layer->maxes);
+        layer->maxes = new_array((size_t)size * sizeof(int));
+        layer->maxes_allocated = size;
+    }
+    layer->maxes_dim1 = width;
+    layer->maxes_dim2 = layer->ni;
+    memcpy(layer->back_map.shape, input->stride_map.shape, sizeof layer->back_map.shape);
+    memcpy(layer->back_map.t_increments, input->stride_map.t_increments, sizeof layer->back_map.t_increments);
+    assign_ints(&layer->back_map.heights, &input->stride_map.heights);
+    assign_ints(&layer->back_map.widths, &input->stride_map.widths);
+    const bool same_mode = output->int_mode == input->int_mode;
+#if defined(__x86_64__)
+    // The fast model's pooling (Mp3,3 over 16 int8 features): `pool16`.
+    const bool sixteen = same_mode && output->int_mode && layer->ni == 16 && input->i_dim2 == 16 && output->i_dim2 == 16
+        && quantises_wide();
+#endif
+    const int *inc = input->stride_map.t_increments;
+    struct stride_index at = {&output->stride_map, 0, {0, 0, 0}};
+    struct stride_index from = {&input->stride_map, 0, {0, 0, 0}};
+    do {
+        const int out_t = at.t;
+        from.indices[0] = at.indices[0];
+        from.indices[1] = at.indices[1] * layer->y_scale;
+        from.indices[2] = at.indices[2] * layer->x_scale;
+        set_t(&from);
+        int *max_line = layer->maxes + (long)out_t * layer->maxes_dim2;
+        const int in_t = from.t;
+        if (!same_mode) {
+            // The library's, to raise its error.
+            real_copy_step(output, out_t, input, in_t);
+        } else if (output->int_mode) {
+            memcpy(output->i + (long)(out_t * output->i_dim2), input->i + (long)(in_t * input->i_dim2), (size_t)output->i_dim2);
+        } else {
+            memcpy(output->f + (long)(out_t * output->f_dim2), input->f + (long)(in_t * input->f_dim2),
+                   sizeof(float) * (size_t)output->f_dim2);
+        }
+        // `AddOffset` along x, then along y, both valid: the window's position inside the map at
+        // this batch (the offsets are not negative, so a position past the edge along x or y
+        // stays past it; the batch is the output's own).
+        bool batch_valid = from.indices[0] >= 0 && from.indices[0] <= max_index(&from, 0);
+        const int last_x = max_index(&from, 2), last_y = max_index(&from, 1);
+#if defined(__x86_64__)
+        if (sixteen && batch_valid && from.indices[2] + layer->x_scale - 1 <= last_x && from.indices[1] + layer->y_scale - 1 <= last_y) {
+            pool16(output->i + (long)out_t * 16, input->i, in_t, inc, layer->x_scale, layer->y_scale, max_line);
+            continue;
+        }
+#endif
+        for (int i = 0; i < layer->ni; i++) max_line[i] = in_t;
+        for (int x = 0; x < layer->x_scale; x++) {
+            const int column = from.indices[2] + x;
+            if (!batch_valid || column < 0 || column > last_x) continue;
+            for (int y = 0; y < layer->y_scale; y++) {
+                const int row = from.indices[1] + y;
+                if (row < 0 || row > last_y) continue;
+                maxpool_step(output, out_t, input, in_t + x * inc[2] + y * inc[1], max_line);
+            }
+        }
+    } while (increment(&at));
+}
+
 // The library's own methods, and which run: 0 not decided yet, 1 these, 2 the library's.
 typedef int (*max_index_fn)(const struct stride_index *, int);
 typedef bool (*is_valid_fn)(const struct stride_index *);
@@ -354,6 +496,14 @@ static pthread_once_t decided = PTHREAD_ONCE_INIT;
 #define WRITE_PART "_ZN9tesseract9NetworkIO17WriteTimeStepPartEiiiPKf"
 #define MAXPOOL "_ZN9tesseract9NetworkIO15MaxpoolTimeStepEiRKS0_iPi"
 #define CONVOLVE "_ZN9tesseract8Convolve7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_"
+#define MAXPOOL_FORWARD "_ZN9tesseract7Maxpool7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_"
+// Maxpool::Forward's 0x314 bytes of machine code in Debian 12's libtesseract 5.3.0 (FNV-1a 64),
+// from which `struct maxpool` was read: with any other, the library's own runs.
+enum { maxpool_forward_size = 0x314 };
+static const uint64_t maxpool_forward_hash = 0xe99469ce2ec0920aULL;
+typedef void (*maxpool_forward_fn)(struct maxpool *, bool, const struct net_io *, const void *, void *, struct net_io *);
+static maxpool_forward_fn real_maxpool_forward;
+static bool maxpool_forward_found;
 
 static long compare(int trials, unsigned seed);
 
@@ -369,6 +519,13 @@ static void decide(void) {
     real_write_part = (write_part_fn)dlsym(RTLD_NEXT, WRITE_PART);
     real_maxpool = (maxpool_fn)dlsym(RTLD_NEXT, MAXPOOL);
     real_convolve = (convolve_fn)dlsym(RTLD_NEXT, CONVOLVE);
+    real_maxpool_forward = (maxpool_forward_fn)dlsym(RTLD_NEXT, MAXPOOL_FORWARD);
+    real_resize_scaled = (resize_scaled_fn)dlsym(RTLD_NEXT, "_ZN9tesseract9NetworkIO12ResizeScaledERKS0_iii");
+    real_copy_step = (copy_step_fn)dlsym(RTLD_NEXT, "_ZN9tesseract9NetworkIO16CopyTimeStepFromEiRKS0_i");
+    new_one = (new_fn)dlsym(RTLD_DEFAULT, "_Znwm");
+    new_array = (new_fn)dlsym(RTLD_DEFAULT, "_Znam");
+    maxpool_forward_found = real_maxpool_forward && real_resize_scaled && real_copy_step && new_one && new_array
+        && shelfscan_code_hash((const void *)real_maxpool_forward, maxpool_forward_size) == maxpool_forward_hash;
     real_resize_to_map = (resize_to_map_fn)dlsym(RTLD_NEXT, "_ZN9tesseract9NetworkIO11ResizeToMapEbRKNS_9StrideMapEi");
     real_randomize = (randomize_fn)dlsym(RTLD_NEXT, "_ZN9tesseract9NetworkIO9RandomizeEiiiPNS_5TRandE");
     delete_one = (delete_fn)dlsym(RTLD_DEFAULT, "_ZdlPv");
@@ -405,6 +562,8 @@ void shelfscan_maxpool_time_step(struct net_io *dest, int dest_t, const struct n
     __asm__(MAXPOOL);
 void shelfscan_convolve_forward(struct convolve *layer, bool debug, const struct net_io *input, const void *transposed,
                                 void *scratch, struct net_io *output) __asm__(CONVOLVE);
+void shelfscan_maxpool_forward(struct maxpool *layer, bool debug, const struct net_io *input, const void *transposed,
+                               void *scratch, struct net_io *output) __asm__(MAXPOOL_FORWARD);
 
 int shelfscan_max_index_of_dim(const struct stride_index *ix, int dim) {
     return ours() ? max_index(ix, dim) : real_max_index(ix, dim);
@@ -442,6 +601,21 @@ void shelfscan_convolve_forward(struct convolve *layer, bool debug, const struct
     if (ours() && !debug) convolve_forward(layer, input, output);
     else real_convolve(layer, debug, input, transposed, scratch, output);
 }
+
+// With another libtesseract than the one `struct maxpool` was read from, the library's.
+static long poolings;
+
+void shelfscan_maxpool_forward(struct maxpool *layer, bool debug, const struct net_io *input, const void *transposed,
+                               void *scratch, struct net_io *output) {
+    if (ours() && maxpool_forward_found) {
+        maxpool_forward(layer, input, output);
+        __atomic_add_fetch(&poolings, 1, __ATOMIC_RELAXED);
+    } else {
+        real_maxpool_forward(layer, debug, input, transposed, scratch, output);
+    }
+}
+
+long shelfscan_lstm_steps_poolings(void) { return __atomic_load_n(&poolings, __ATOMIC_RELAXED); }
 
 int shelfscan_lstm_steps_state(void) { return __atomic_load_n(&state, __ATOMIC_ACQUIRE); }
 
@@ -601,6 +775,105 @@ static long compare_convolve(unsigned *seed) {
     return differ;
 }
 
+// One random maxpool both ways: a picture of 1-2 batches, up to 9 x 13 positions (each batch
+// its own height and width or not, never under the pooling's size), 1-20 features each (16 in
+// half of them), x and y
+// sizes 1-3, int or float mode (NaN among the floats), layers whose `maxes_` and kept map already
+// hold something or not; the outputs, both layers' `maxes_` and kept maps compared whole.
+static long compare_maxpool_forward(unsigned *seed) {
+    if (!maxpool_forward_found) return 0;
+    struct net_io input, output[2];
+    memset(&input, 0, sizeof input);
+    memset(output, 0, sizeof output);
+    char *int_vtable = int_array_vtable + 2 * sizeof(void *), *float_vtable = float_array_vtable + 2 * sizeof(void *);
+    struct maxpool layer[2];
+    memset(layer, 0, sizeof layer);
+    const int x_scale = 1 + (int)(rand_r(seed) % 3), y_scale = 1 + (int)(rand_r(seed) % 3);
+    struct stride_map *map = &input.stride_map;
+    map->shape[0] = 1 + (int)(rand_r(seed) % 2);
+    map->shape[1] = y_scale + (int)(rand_r(seed) % (unsigned)(10 - y_scale));
+    map->shape[2] = x_scale + (int)(rand_r(seed) % (unsigned)(14 - x_scale));
+    map->t_increments[2] = 1;
+    map->t_increments[1] = map->shape[2];
+    map->t_increments[0] = map->shape[1] * map->shape[2];
+    int heights[2], widths[2];
+    for (int b = 0; b < map->shape[0]; b++) {
+        heights[b] = y_scale + (int)(rand_r(seed) % (unsigned)(map->shape[1] - y_scale + 1));
+        widths[b] = x_scale + (int)(rand_r(seed) % (unsigned)(map->shape[2] - x_scale + 1));
+    }
+    if (rand_r(seed) % 2) {
+        map->heights = (struct int_vector){heights, heights + map->shape[0], heights + map->shape[0]};
+        map->widths = (struct int_vector){widths, widths + map->shape[0], widths + map->shape[0]};
+    }
+    // Half of them the fast model's 16 features (`pool16`).
+    const int steps = map->shape[0] * map->shape[1] * map->shape[2], ni = rand_r(seed) % 2 ? 16 : 1 + (int)(rand_r(seed) % 20);
+    int8_t ints[2 * 9 * 13 * 20];
+    float floats[2 * 9 * 13 * 20];
+    for (int k = 0; k < steps * ni; k++) {
+        ints[k] = (int8_t)(rand_r(seed) % 255 - 127);
+        floats[k] = rand_r(seed) % 9 == 0 ? __builtin_nanf("") : (float)(rand_r(seed) % 201) / 100 - 1;
+    }
+    input.i_vtable = int_vtable;
+    input.f_vtable = float_vtable;
+    input.i = ints;
+    input.f = floats;
+    input.i_dim1 = input.f_dim1 = steps;
+    input.i_dim2 = input.f_dim2 = ni;
+    input.int_mode = rand_r(seed) % 4 != 0;
+    // What an earlier line left in the layers: kept maps and `maxes_` of some size, or none.
+    const int earlier = (int)(rand_r(seed) % 3), earlier_size = (int)(rand_r(seed) % 200);
+    for (int w = 0; w < 2; w++) {
+        output[w].i_vtable = int_vtable;
+        output[w].f_vtable = float_vtable;
+        layer[w].ni = layer[w].no = ni;
+        layer[w].x_scale = x_scale;
+        layer[w].y_scale = y_scale;
+        if (earlier) {
+            layer[w].maxes = new_array((size_t)earlier_size * sizeof(int) + sizeof(int));
+            layer[w].maxes_allocated = earlier_size;
+            int *h = new_one(sizeof(int) * (size_t)earlier), *v = new_one(sizeof(int) * (size_t)earlier);
+            layer[w].back_map.heights = (struct int_vector){h, h, h + earlier};
+            layer[w].back_map.widths = (struct int_vector){v, v + 1, v + earlier};
+        }
+    }
+    maxpool_forward(&layer[0], &input, &output[0]);
+    real_maxpool_forward(&layer[1], false, &input, NULL, NULL, &output[1]);
+    long differ = 0;
+    if (output[0].int_mode != output[1].int_mode || output[0].i_dim1 != output[1].i_dim1 || output[0].i_dim2 != output[1].i_dim2
+        || output[0].f_dim1 != output[1].f_dim1 || output[0].f_dim2 != output[1].f_dim2) differ++;
+    else if (output[0].int_mode) differ += memcmp(output[0].i, output[1].i, (size_t)output[0].i_dim1 * (size_t)output[0].i_dim2) != 0;
+    else differ += memcmp(output[0].f, output[1].f, sizeof(float) * (size_t)output[0].f_dim1 * (size_t)output[0].f_dim2) != 0;
+    if (layer[0].maxes_dim1 != layer[1].maxes_dim1 || layer[0].maxes_dim2 != layer[1].maxes_dim2
+        || layer[0].maxes_allocated != layer[1].maxes_allocated) differ++;
+    else if (differ == 0) {
+        // The rows of the positions the map holds (the others' are new[]'s, never written).
+        struct stride_index at = {&output[0].stride_map, 0, {0, 0, 0}};
+        do {
+            differ += memcmp(layer[0].maxes + (long)at.t * layer[0].maxes_dim2, layer[1].maxes + (long)at.t * layer[1].maxes_dim2,
+                             sizeof(int) * (size_t)layer[0].maxes_dim2) != 0;
+        } while (increment(&at));
+    }
+    const struct stride_map *kept[2] = {&layer[0].back_map, &layer[1].back_map};
+    differ += memcmp(kept[0]->shape, kept[1]->shape, sizeof kept[0]->shape) != 0;
+    differ += memcmp(kept[0]->t_increments, kept[1]->t_increments, sizeof kept[0]->t_increments) != 0;
+    const struct int_vector *lists[2][2] = {{&kept[0]->heights, &kept[0]->widths}, {&kept[1]->heights, &kept[1]->widths}};
+    for (int k = 0; k < 2; k++) {
+        const long n0 = lists[0][k]->end - lists[0][k]->begin, n1 = lists[1][k]->end - lists[1][k]->begin;
+        differ += n0 != n1 || (lists[0][k]->capacity - lists[0][k]->begin) != (lists[1][k]->capacity - lists[1][k]->begin)
+            || (n0 == n1 && n0 > 0 && memcmp(lists[0][k]->begin, lists[1][k]->begin, sizeof(int) * (size_t)n0) != 0);
+    }
+    for (int w = 0; w < 2; w++) {
+        if (output[w].i) delete_array(output[w].i);
+        if (output[w].f) delete_array(output[w].f);
+        if (output[w].stride_map.heights.begin) delete_one(output[w].stride_map.heights.begin);
+        if (output[w].stride_map.widths.begin) delete_one(output[w].stride_map.widths.begin);
+        if (layer[w].maxes) delete_array(layer[w].maxes);
+        if (layer[w].back_map.heights.begin) delete_one(layer[w].back_map.heights.begin);
+        if (layer[w].back_map.widths.begin) delete_one(layer[w].back_map.widths.begin);
+    }
+    return differ;
+}
+
 // The probe: random maps (1-3 batches, some with their own heights and widths, some without)
 // and positions in and around them, every method run both ways on copies of the same index.
 static long compare(int trials, unsigned seed) {
@@ -661,6 +934,7 @@ static long compare(int trials, unsigned seed) {
         differ += compare_write_part(&seed);
         differ += compare_maxpool(&seed);
         if (trial % 10 == 0) differ += compare_convolve(&seed);
+        if (trial % 10 == 5) differ += compare_maxpool_forward(&seed);
     }
     __atomic_store_n(&state, before, __ATOMIC_RELEASE);
     return differ;

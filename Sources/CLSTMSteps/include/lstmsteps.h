@@ -13,6 +13,11 @@
 ///   value at a time there (6%), eight at a time here (SSE2), rounded and clipped alike.
 /// - `tesseract::NetworkIO::MaxpoolTimeStep`: the maxpool over the convolution's output, one
 ///   feature at a time behind a virtual call's check there (3%), sixteen at a time here.
+/// - `tesseract::Maxpool::Forward`: that maxpool's walk, each window position through two
+///   `AddOffset` calls and a `MaxpoolTimeStep` call (2.8% of a real 12 MP shelf's CPU on the
+///   forty-ninth session's AMD EPYC); here a window inside the picture over 16 int8 features
+///   (the fast model's Mp3,3) is one run in registers (0.4%), others as the library does them.
+///   Only with the libtesseract whose `Maxpool::Forward` machine code was read (its bytes hashed).
 ///
 /// libtesseract's own calls reach these (the executable exports them, see Package.swift's
 /// `interposed`). Same arithmetic, same results. They do the work only with a libtesseract whose
@@ -29,6 +34,9 @@ int shelfscan_lstm_steps_state(void);
 /// `n` floats quantised into `line` as `NetworkIO::WriteTimeStepPart` stores them in int mode
 /// (times 127, rounded half away from zero, clipped to +-127).
 void shelfscan_quantise(signed char *line, int n, const float *input);
+
+/// How many `Maxpool::Forward` calls the executable's definition did the work of (for tests).
+long shelfscan_lstm_steps_poolings(void);
 
 /// Makes the definitions do the work (`on` 1, where the checks passed) or hand each call to the
 /// library's own (`on` 0), from now on, for every thread; returns the state then. For tests.

@@ -353,6 +353,10 @@ public final class TesseractEngine: @unchecked Sendable {
         return lstmSteps
     }
 
+    /// How many of the LSTM's poolings (`Maxpool::Forward`) the executable's definition has done
+    /// in this process.
+    public static var ownPoolings: Int { shelfscan_lstm_steps_poolings() }
+
     /// How many of `trials` random cases the executable's and the library's LSTM steps disagree
     /// on (nil when the library's are not found).
     public static func lstmStepDisagreements(trials: Int, seed: UInt32) -> Int? {
