@@ -13,7 +13,8 @@ import PackageDescription
 // pixRotateAMGray (Leptonica's rotation of gray pictures), pixSetMasked and pixDistanceFunction, and CPageSteps's tesseract::HistogramRect
 // and ImageThresholder::ThresholdRectToPix (the threshold of each picture read) and
 // UnicharAmbigs::LoadUniversal (the legacy engine's ambiguity table, skipped in LSTM-only loads),
-// SetBlobStrokeWidth and TO_BLOCK::ComputeEdgeOffsets (skipped where nothing reads them).
+// SetBlobStrokeWidth and TO_BLOCK::ComputeEdgeOffsets (skipped where nothing reads them) and
+// C_OUTLINE::winding_number (outlines' nesting, four chain steps at a time).
 let interposed = LinkerSetting.unsafeFlags(
     ["png_set_compression_level", "pixWriteMem", "pixInvert", "GOMP_parallel", "GOMP_parallel_sections", "GOMP_sections_next",
      "GOMP_sections_end_nowait",
@@ -32,6 +33,7 @@ let interposed = LinkerSetting.unsafeFlags(
      "_ZN9tesseract13UnicharAmbigs13LoadUniversalERKNS_10UNICHARSETEPS1_",
      "_ZN9tesseract18SetBlobStrokeWidthENS_5ImageEPNS_8BLOBNBOXE",
      "_ZN9tesseract8TO_BLOCK18ComputeEdgeOffsetsENS_5ImageES1_",
+     "_ZNK9tesseract9C_OUTLINE14winding_numberENS_6ICOORDE",
     ].flatMap { ["-Xlinker", "--export-dynamic-symbol=\($0)"] })
 
 let package = Package(

@@ -411,6 +411,36 @@ struct OCRTests {
         #expect(ours.json == theirs.json)
     }
 
+    @Test("outlines' winding numbers: the executable's agree with the library's, chain by chain and reading by reading")
+    func windingNumbers() throws {
+        let engine = try TesseractEngine(tessdata: Fixtures.models)
+        let shelf = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-mixed.jpg")).image
+            .grayscale().rotated(quarterTurns: 1)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        func reading() throws -> (text: String, json: String) {
+            let page = try engine.recognize(shelf, layout: .block)
+            return (OCRSample.text(page), String(decoding: try encoder.encode(page), as: UTF8.self))
+        }
+        let own = TesseractEngine.useOwnWindingNumbers(true)
+        defer { TesseractEngine.useOwnWindingNumbers(true) }
+        let answered = TesseractEngine.ownWindingNumbers
+        let ours = try reading()
+        guard let disagreements = TesseractEngine.windingDisagreements(trials: 5000, seed: 3) else {
+            // Another libtesseract than the one read: the library's runs.
+            #expect(own == .library)
+            return
+        }
+        #expect(disagreements == 0)
+        #expect(own == (ProcessInfo.processInfo.environment["SHELFSCAN_WINDING"] == "off" ? .library : .own))
+        // The reading nested its letters' outlines through the executable's.
+        if own == .own { #expect(TesseractEngine.ownWindingNumbers > answered) }
+        #expect(TesseractEngine.useOwnWindingNumbers(false) == .library)
+        let theirs = try reading()
+        #expect(!ours.text.isEmpty)
+        #expect(ours.json == theirs.json)
+    }
+
     @Test("engines of LSTM-only models load without the legacy engine's ambiguity table and read the same as with it",
           arguments: [ModelLocator.language, ModelLocator.secondLanguage])
     func ambiguityTable(language: String) throws {

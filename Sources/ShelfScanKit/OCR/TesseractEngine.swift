@@ -334,6 +334,30 @@ public final class TesseractEngine: @unchecked Sendable {
         return n < 0 ? nil : n
     }
 
+    /// Who counts how often an outline winds round a point while Tesseract nests each line's
+    /// outlines (`C_OUTLINE::winding_number`): the executable (`.own`, `CPageSteps/outlines.c`:
+    /// the same answers, four chain steps at a time away from the point's row) or the library
+    /// (`.library`: another libtesseract than Debian 12's 5.3.0, a probe that disagreed, or
+    /// `SHELFSCAN_WINDING=off`); `.undecided` before the first call.
+    public static var windingNumbers: OwnOrLibrary { OwnOrLibrary(state: shelfscan_winding_state()) }
+
+    /// Makes the executable count winding numbers (`own`, where its checks passed) or the library.
+    @discardableResult
+    public static func useOwnWindingNumbers(_ own: Bool) -> OwnOrLibrary {
+        _ = shelfscan_winding_use(own ? 1 : 0)
+        return windingNumbers
+    }
+
+    /// How many of `trials` random chains (eight points each) the executable's and the
+    /// library's winding numbers differ on (nil where the executable's cannot run here).
+    public static func windingDisagreements(trials: Int, seed: UInt32) -> Int? {
+        let n = shelfscan_winding_compare(Int32(trials), seed)
+        return n < 0 ? nil : n
+    }
+
+    /// Winding numbers the executable has answered in this process.
+    public static var ownWindingNumbers: Int { shelfscan_winding_answered() }
+
     /// The libtesseract this process runs, as it names itself (`TessVersion`).
     public static var libraryVersion: String { String(cString: TessVersion()) }
 
