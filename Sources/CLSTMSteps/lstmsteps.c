@@ -508,8 +508,6 @@ static bool maxpool_forward_found;
 static long compare(int trials, unsigned seed);
 
 static void decide(void) {
-    // The library's methods call one another through these while the probe runs.
-    __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
     real_max_index = (max_index_fn)dlsym(RTLD_NEXT, MAX_INDEX);
     real_is_valid = (is_valid_fn)dlsym(RTLD_NEXT, IS_VALID);
     real_is_last = (is_last_fn)dlsym(RTLD_NEXT, IS_LAST);
@@ -532,6 +530,12 @@ static void decide(void) {
     delete_array = (delete_fn)dlsym(RTLD_DEFAULT, "_ZdaPv");
     int_array_vtable = dlsym(RTLD_NEXT, "_ZTVN9tesseract16GENERIC_2D_ARRAYIaEE");
     float_array_vtable = dlsym(RTLD_NEXT, "_ZTVN9tesseract16GENERIC_2D_ARRAYIfEE");
+    // The library's methods call one another through these while the probe runs, and other
+    // threads' calls go on meanwhile: both are handed to the library's, found just above. Set
+    // before they were found (until the forty-ninth session), a call from another thread in
+    // that moment jumped to nothing: the real-shelf runs' rare crash at the first reading
+    // ("segfault at 0 ip 0" in a dispatch worker; three in one afternoon).
+    __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
     const char *setting = getenv("SHELFSCAN_LSTM_STEPS");
     const char *version = TessVersion();
     // 300 cases (30 convolutions) take 2.5 ms of the first reading; the test runs 20,000.
@@ -541,7 +545,8 @@ static void decide(void) {
 }
 
 static inline bool ours(void) {
-    int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
+    // Acquire (a plain load on x86): a 2 seen here comes with the library's methods found.
+    int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
     if (__builtin_expect(s == 1, 1)) return true;
     if (s == 0) {
         pthread_once(&decided, decide);

@@ -102,7 +102,7 @@ static void decide(void) {
 
 int16_t shelfscan_winding_number(const void *outline, uint32_t point) __asm__(WINDING);
 int16_t shelfscan_winding_number(const void *outline, uint32_t point) {
-    int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
+    int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
     if (__builtin_expect(s == 0, 0)) {
         pthread_once(&decided, decide);
         s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
