@@ -607,9 +607,10 @@ void shelfscan_convolve_forward(struct convolve *layer, bool debug, const struct
     else real_convolve(layer, debug, input, transposed, scratch, output);
 }
 
-// With another libtesseract than the one `struct maxpool` was read from, the library's.
+// Poolings done here (`shelfscan_lstm_steps_poolings`, for tests).
 static long poolings;
 
+// With another libtesseract than the one `struct maxpool` was read from, the library's.
 void shelfscan_maxpool_forward(struct maxpool *layer, bool debug, const struct net_io *input, const void *transposed,
                                void *scratch, struct net_io *output) {
     if (ours() && maxpool_forward_found) {
