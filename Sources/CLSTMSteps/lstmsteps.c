@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#include <unistd.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -536,6 +537,10 @@ static void decide(void) {
     // that moment jumped to nothing: the real-shelf runs' rare crash at the first reading
     // ("segfault at 0 ip 0" in a dispatch worker; three in one afternoon).
     __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+    // For the test of this order (`CLITests.lstmStepsStartUp`): a pause here, while other
+    // threads' calls go on to the library's methods, widens the moment a wrong order crashes in.
+    const char *pause = getenv("SHELFSCAN_TEST_STEPS_PAUSE_MS");
+    if (pause) usleep((useconds_t)atoi(pause) * 1000);
     const char *setting = getenv("SHELFSCAN_LSTM_STEPS");
     const char *version = TessVersion();
     // 300 cases (30 convolutions) take 2.5 ms of the first reading; the test runs 20,000.
