@@ -17,6 +17,15 @@ enum OCRSample {
     }
 
     static func text(_ page: OCRPage) -> String { page.lines.map(\.text).joined(separator: "\n") }
+
+    /// `image` read as one block: its text, and the page as JSON with sorted keys (lines,
+    /// letters, confidences and boxes), for comparing two ways of reading it.
+    static func reading(_ image: PixImage, by engine: TesseractEngine) throws -> (text: String, json: String) {
+        let page = try engine.recognize(image, layout: .block)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (text(page), String(decoding: try encoder.encode(page), as: UTF8.self))
+    }
 }
 
 @Suite("OCR", .timeLimit(.minutes(10)))
@@ -317,12 +326,7 @@ struct OCRTests {
         let shelf = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-english-ttb.jpg")).image
             .grayscale().rotated(quarterTurns: 3)
         let engine = try TesseractEngine(tessdata: Fixtures.models)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        func reading() throws -> (text: String, json: String) {
-            let page = try engine.recognize(shelf, layout: .block)
-            return (OCRSample.text(page), String(decoding: try encoder.encode(page), as: UTF8.self))
-        }
+        func reading() throws -> (text: String, json: String) { try OCRSample.reading(shelf, by: engine) }
         let own = TesseractEngine.useOwnLSTMSteps(true)
         defer { TesseractEngine.useOwnLSTMSteps(true) }
         let poolings = TesseractEngine.ownPoolings
@@ -364,12 +368,7 @@ struct OCRTests {
         // library: the same lines, letters, confidences and boxes.
         let shelf = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-english-ttb.jpg")).image
             .grayscale().rotated(quarterTurns: 3)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        func reading() throws -> (text: String, json: String) {
-            let page = try engine.recognize(shelf, layout: .block)
-            return (OCRSample.text(page), String(decoding: try encoder.encode(page), as: UTF8.self))
-        }
+        func reading() throws -> (text: String, json: String) { try OCRSample.reading(shelf, by: engine) }
         let own = TesseractEngine.useOwnLSTMGates(true)
         defer { TesseractEngine.useOwnLSTMGates(true) }
         let ours = try reading()
@@ -389,12 +388,7 @@ struct OCRTests {
         let engine = try TesseractEngine(tessdata: Fixtures.models)
         let shelf = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-mixed.jpg")).image
             .grayscale().rotated(quarterTurns: 1)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        func reading() throws -> (text: String, json: String) {
-            let page = try engine.recognize(shelf, layout: .block)
-            return (OCRSample.text(page), String(decoding: try encoder.encode(page), as: UTF8.self))
-        }
+        func reading() throws -> (text: String, json: String) { try OCRSample.reading(shelf, by: engine) }
         let own = TesseractEngine.useOwnPageSteps(true)
         defer { TesseractEngine.useOwnPageSteps(true) }
         let ours = try reading()
@@ -416,12 +410,7 @@ struct OCRTests {
         let engine = try TesseractEngine(tessdata: Fixtures.models)
         let shelf = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-mixed.jpg")).image
             .grayscale().rotated(quarterTurns: 1)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        func reading() throws -> (text: String, json: String) {
-            let page = try engine.recognize(shelf, layout: .block)
-            return (OCRSample.text(page), String(decoding: try encoder.encode(page), as: UTF8.self))
-        }
+        func reading() throws -> (text: String, json: String) { try OCRSample.reading(shelf, by: engine) }
         let own = TesseractEngine.useOwnWindingNumbers(true)
         defer { TesseractEngine.useOwnWindingNumbers(true) }
         let answered = TesseractEngine.ownWindingNumbers
@@ -433,7 +422,7 @@ struct OCRTests {
         }
         #expect(disagreements == 0)
         #expect(own == (ProcessInfo.processInfo.environment["SHELFSCAN_WINDING"] == "off" ? .library : .own))
-        // The reading nested its letters' outlines through the executable's.
+        // The reading (on this thread) nested its letters' outlines through the executable's.
         if own == .own { #expect(TesseractEngine.ownWindingNumbers > answered) }
         #expect(TesseractEngine.useOwnWindingNumbers(false) == .library)
         let theirs = try reading()
