@@ -31,7 +31,7 @@ int shelfscan_winding_use(int on);
 /// answers differed (-1 where the library's cannot be found or is not the one read).
 long shelfscan_winding_compare(int trials, unsigned seed);
 
-/// Winding numbers the executable's definition answered so far (for tests).
+/// Winding numbers the executable's definition answered so far on the calling thread (for tests).
 long shelfscan_winding_answered(void);
 
 #endif

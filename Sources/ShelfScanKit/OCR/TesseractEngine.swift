@@ -355,7 +355,8 @@ public final class TesseractEngine: @unchecked Sendable {
         return n < 0 ? nil : n
     }
 
-    /// Winding numbers the executable has answered in this process.
+    /// Winding numbers the executable has answered on the calling thread (a reading runs on the
+    /// thread that asks for it).
     public static var ownWindingNumbers: Int { shelfscan_winding_answered() }
 
     /// The libtesseract this process runs, as it names itself (`TessVersion`).
