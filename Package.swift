@@ -95,7 +95,7 @@ let package = Package(
             name: "ShelfScanKit",
             dependencies: [
                 "CLeptonica", "CTesseract", "CZBar", "CCurl", "CFastPNG", "CLineInvert", "COpenMP", "CLSTMSteps", "CRotateAM", "CPageSteps",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
         .executableTarget(
             name: "shelfscan",

@@ -220,11 +220,11 @@ struct LibraryBookTests {
         #expect(books.contains { $0.authors.last == "\",\"" && $0.categories == ["Fiction", "Tab\there"] && $0.copies == 3 })
         #expect(books.contains { $0.authors.isEmpty && $0.readingStatus == .currentlyReading })
         // Arrays written spaced, or with escapes, go through JSONDecoder.
-        #expect(try Book.strings("[\"A\", \"B\"]".databaseValue) == ["A", "B"])
-        #expect(try Book.strings("[\"A\\/B\",\"C\"]".databaseValue) == ["A/B", "C"])
-        #expect(try Book.strings("[]".databaseValue) == [])
-        #expect(try Book.strings(DatabaseValue.null) == [])
-        #expect(throws: (any Error).self) { try Book.strings("[\"A\",".databaseValue) }
+        #expect(try Book.strings("[\"A\", \"B\"]") == ["A", "B"])
+        #expect(try Book.strings("[\"A\\/B\",\"C\"]") == ["A/B", "C"])
+        #expect(try Book.strings("[]") == [])
+        #expect(try Book.strings(nil) == [])
+        #expect(throws: (any Error).self) { try Book.strings("[\"A\",") }
         // The byte-level split agrees with JSONDecoder on the arrays it takes, and leaves it the rest.
         for text in ["[]", "[\"\"]", "[\"A\"]", "[\"Ann Lee\",\"Bo Wu\"]", "[\",\"]", "[\"Zoë 📚\",\"\",\"x\"]", "[\"a,b\",\"c\"]"] {
             let parsed = try #require(Book.plainStrings(Array(text.utf8)), "\(text)")
@@ -249,6 +249,52 @@ struct LibraryBookTests {
         #expect(books.count == 1)
         #expect(books.first?.title == "The Odyssey" && books.first?.authors == ["Homer"])
         #expect(books.first?.year == nil && books.first?.pageCount == nil && books.first?.publisher == "Penguin")
+    }
+
+    @Test("matchableBooks, read straight off SQLite, gives what GRDB's rows give for values of every type")
+    func matchableBooksEveryType() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("library.sqlite")
+        let library = try LibraryDatabase.open(path: path)
+        for i in 1...12 { try library.add(Book(title: "Book \(i)", authors: ["Author \(i)"], dateAdded: SampleBooks.date(i))) }
+        // Each row gets other types in its columns: integers, reals, text, blobs and nulls where
+        // text, numbers, flags and dates belong, as another tool could write them (dates as
+        // numbers, in other formats, or text that is no date: that row fails).
+        let updates = [
+            "year = 1999.0, pageCount = 2.5e30, owned = 0.0, copies = '3', rating = 3.0, readingStatus = 'read'",
+            "title = X'4F647973736579', subtitle = 12, publisher = 3.5, authors = X'5B2241225D', categories = X'5B5D', isbn13 = NULL",
+            "dateAdded = 2460000.5, owned = 'yes', copies = X'02', language = X'', notes = -0.0",
+            "dateAdded = 1700000000, owned = 2, year = -9223372036854775808, pageCount = 9.3e18, rating = 4.9",
+            "dateAdded = '2024-02-29T12:34:56.789Z', owned = '', copies = 0, authors = '[\"A\", \"B\"]', categories = '[]'",
+            "dateAdded = '2024-02-29', description = X'00ff41', coverURL = 'x' || char(0) || 'y', source = X'41'",
+            "dateAdded = '2026-12-06 23:29:48.477', title = 'Zoë 📚', authors = '[\"Zoë\",\"\"]', year = '2001'",
+            "dateAdded = '2026-12-06 23:29:48.477', year = 2001, owned = -1, copies = 2.0",
+            "dateAdded = '2026-12-06 23:29:48.478', isbn10 = 123, readingStatus = NULL",
+            "title = '', authors = '[]', categories = '[\"\"]', subtitle = NULL, rating = 5",
+            "authors = '[\"A\",\"B\"]', categories = '[\"x\\\\/y\"]'",
+            "dateAdded = 'not a date'",
+        ]
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            for (i, update) in updates.enumerated() { try db.execute(sql: "UPDATE books SET \(update) WHERE id = \(i + 1)") }
+        }
+        // The reference: GRDB's rows, each column through `DatabaseValue` (`init(matchRow:)`), row by row.
+        let sql = "SELECT \(Book.matchColumns.joined(separator: ", ")) FROM books ORDER BY id"
+        let rows = try queue.read { db in try Row.fetchAll(db, sql: sql) }
+        let reference: [Book?] = rows.map { try? Book(matchRow: $0) }
+        // A row the reference cannot read (its date is no date) fails the whole read, as there.
+        #expect(reference.contains(nil))
+        #expect(throws: ShelfScanError.self) { try LibraryDatabase.open(path: path).matchableBooks() }
+        for (i, book) in reference.enumerated() where book == nil {
+            try queue.write { db in try db.execute(sql: "DELETE FROM books WHERE id = \(i + 1)") }
+        }
+        let expected = reference.compactMap { $0 }
+        let books = try LibraryDatabase.open(path: path).matchableBooks()
+        #expect(books.count == expected.count && books.count >= 9)
+        for (book, wanted) in zip(books, expected) { #expect(book == wanted) }
+        // SQLite's column affinities turn some values first (1999.0 and '3' into integers, 12 into text).
+        #expect(books.contains { $0.year == 1999 && $0.owned == false && $0.copies == 3 && $0.readingStatus == .read })
+        #expect(books.contains { $0.title == "Odyssey" && $0.subtitle == "12" && $0.authors == ["A"] && $0.categories.isEmpty })
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The user's library: one SQLite file (WAL), migrated when opened, every write in a transaction.
 public struct LibraryDatabase: Sendable {
@@ -215,8 +216,16 @@ public struct LibraryDatabase: Sendable {
         try read { db in
             var books: [Book] = []
             books.reserveCapacity(try Book.fetchCount(db))
-            let rows = try Row.fetchCursor(db, sql: "SELECT \(Book.matchColumns.joined(separator: ", ")) FROM books ORDER BY id")
-            while let row = try rows.next() { books.append(try Book(matchRow: row)) }
+            let statement = try db.makeStatement(sql: "SELECT \(Book.matchColumns.joined(separator: ", ")) FROM books ORDER BY id")
+            var dates = Book.DateMemo()
+            while true {
+                let code = sqlite3_step(statement.sqliteStatement)
+                if code == SQLITE_DONE { break }
+                guard code == SQLITE_ROW else {
+                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                }
+                books.append(try Book(matchStatement: statement.sqliteStatement, dates: &dates))
+            }
             return books
         }
     }
