@@ -3,7 +3,7 @@ import Foundation
 /// The books, as words and character trigrams, in memory: built once per process (a 100k-row
 /// catalogue takes a fraction of a second), then read by every photo.
 struct BookIndex: Sendable {
-    let books: [Book]
+    let books: Entries
     /// The entries of the reader's own books (`Book.owned`), for the shortlist's own places.
     let ownedEntries: [Int32]
 
@@ -84,7 +84,6 @@ struct BookIndex: Sendable {
         // 3 s for 100,000): done on every core.
         var titles = Self.concurrentMap(given) { MatchText.title($0.title, subtitle: $0.subtitle) }
         var nameWords = Self.concurrentMap(given) { $0.authors.prefix(3).map(MatchText.authorWords) }
-        var books = given
         // The work each entry is (a subtitle's entry is its book's work).
         var workOf = titles.map(\.work)
         var subtitleEntryBooks: [Int32] = []
@@ -123,13 +122,13 @@ struct BookIndex: Sendable {
             for (i, a) in aliases.enumerated() where !a.isEmpty && Set(Self.creditingOne(Array(works[a.joined(separator: " ")] ?? []))).count == 1
                 && !namesAnother(a) {
                 let t = titles[i]
-                books.append(given[i])
                 subtitleEntryBooks.append(Int32(i))
                 nameWords.append(nameWords[i])
                 titles.append(MatchText.Title(core: a, extra: t.core + t.extra, volume: t.volume))
                 workOf.append(t.work)
             }
         }
+        let books = Entries(books: given, again: subtitleEntryBooks)
         self.books = books
         self.ownedEntries = books.indices.filter { books[$0].owned }.map { Int32($0) }
         self.distinctBooks = given.count
@@ -269,7 +268,7 @@ struct BookIndex: Sendable {
     }
 
     /// Per full name, the reader's works by that author, one entry each (`ownedWorks`).
-    static func ownedWorks(books: [Book], authors: [[[Int32]]], fullNames: Set<[Int32]>, keys: [String]) -> [[Int32]: [Int32]] {
+    static func ownedWorks(books: Entries, authors: [[[Int32]]], fullNames: Set<[Int32]>, keys: [String]) -> [[Int32]: [Int32]] {
         var ownedWorks: [[Int32]: [Int32]] = [:]
         for (b, book) in books.enumerated() where book.owned {
             for name in Set(authors[b].map { $0.sorted() }) where fullNames.contains(name) {
@@ -540,5 +539,22 @@ final class CreditMemo: @unchecked Sendable {
             lock.unlock()
         }
         return row
+    }
+}
+
+extension BookIndex {
+    /// The index's entries: every book, then a second entry for each book a subtitle can stand
+    /// for (`subtitleEntryBooks`), that book again; held as the books and those places, not as a
+    /// copy of 25,000 books (the matcher is made before every scan).
+    struct Entries: RandomAccessCollection, Sendable {
+        let books: [Book]
+        let again: [Int32]
+
+        var startIndex: Int { 0 }
+        var endIndex: Int { books.count + again.count }
+
+        subscript(position: Int) -> Book {
+            position < books.count ? books[position] : books[Int(again[position - books.count])]
+        }
     }
 }

@@ -296,7 +296,7 @@ extension BookIndex {
         distinctBooks = given.count
         subtitleEntryBooks = try r.array(of: Int32.self)
         guard subtitleEntryBooks.allSatisfy({ $0 >= 0 && Int($0) < given.count }) else { throw ByteReader.Damaged() }
-        let books = given + subtitleEntryBooks.map { given[Int($0)] }
+        let books = Entries(books: given, again: subtitleEntryBooks)
         self.books = books
         ownedEntries = books.indices.filter { books[$0].owned }.map { Int32($0) }
         // Each word as its text: the same scalars, in the same order, as the index was built with.
