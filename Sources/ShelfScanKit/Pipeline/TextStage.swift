@@ -69,6 +69,11 @@ struct TextStage {
             if let spines { layout = spines.layout } else { layout = try finder.spines(in: image) }
         }
         findings.regionsMilliseconds = spines.map(\.milliseconds) ?? clock.millisecondsElapsed
+        if Self.traceLayout, let layout {
+            let r = layout.regions
+            FileHandle.standardError.write(Data(("LAYOUT regions \(r.count) windows \(r.filter(\.window).count) lying \(r.filter { $0.layout == .lyingSpine }.count)"
+                + " cover \(r.filter { $0.layout == .cover }.count) edges \(layout.standingEdges)/\(layout.lyingEdges) alternative \(layout.alternative.count)\n").utf8))
+        }
         if let layout, !layout.regions.isEmpty {
             try readSpines(layout.regions, in: image, into: &findings)
             // Almost nothing named: the photo may have been taken the wrong way (a small pile on
@@ -201,6 +206,10 @@ struct TextStage {
 
     /// `SHELFSCAN_PASS_AHEAD=off`: each pass waits for the one before it (`PassAhead`; for measuring).
     static let passAhead = ProcessInfo.processInfo.environment["SHELFSCAN_PASS_AHEAD"] != "off"
+
+    /// `SHELFSCAN_TRACE_LAYOUT=1`: each photo's regions counted on stderr (how many are windows cut
+    /// from spaces with no edge found, how many lie, how many are whole covers), for measuring.
+    static let traceLayout = ProcessInfo.processInfo.environment["SHELFSCAN_TRACE_LAYOUT"] == "1"
 
     /// A spine reading naming this many books or fewer may have taken the photo the wrong way.
     static let fewBooks = 1
