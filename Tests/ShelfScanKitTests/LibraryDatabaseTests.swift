@@ -278,10 +278,13 @@ struct LibraryBookTests {
         try queue.write { db in
             for (i, update) in updates.enumerated() { try db.execute(sql: "UPDATE books SET \(update) WHERE id = \(i + 1)") }
         }
-        // The reference: GRDB's rows, each column through `DatabaseValue` (`init(matchRow:)`), row by row.
+        // The reference: GRDB's rows, each column through `DatabaseValue` (`RowColumns`), row by row.
         let sql = "SELECT \(Book.matchColumns.joined(separator: ", ")) FROM books ORDER BY id"
         let rows = try queue.read { db in try Row.fetchAll(db, sql: sql) }
-        let reference: [Book?] = rows.map { try? Book(matchRow: $0) }
+        let reference: [Book?] = rows.map { row in
+            var columns = RowColumns(row: row)
+            return try? Book(matchColumns: &columns)
+        }
         // A row the reference cannot read (its date is no date) fails the whole read, as there.
         #expect(reference.contains(nil))
         #expect(throws: ShelfScanError.self) { try LibraryDatabase.open(path: path).matchableBooks() }

@@ -84,7 +84,7 @@ public struct Book: Codable, Sendable, Equatable, Identifiable, FetchableRecord,
 }
 
 extension Book {
-    /// The columns `init(matchRow:)` reads, in its order.
+    /// The columns `init(matchColumns:)` reads, in its order.
     static let matchColumns = ["id", "isbn13", "isbn10", "title", "subtitle", "authors", "publisher", "year", "pageCount",
                                "language", "categories", "description", "coverURL", "source", "dateAdded", "readingStatus",
                                "rating", "notes", "owned", "copies"]
@@ -92,102 +92,28 @@ extension Book {
     /// A row of `SELECT <matchColumns> FROM books`, decoded as `Codable` would decode it, by column
     /// position (`LibraryDatabase.matchableBooks`). A value of the wrong type (text in `year`,
     /// written by another tool) reads as nil, not as a crash.
-    init(matchRow row: Row) throws {
-        func value<T: DatabaseValueConvertible>(_ column: Int) -> T? { T.fromDatabaseValue(row[column] as DatabaseValue) }
-        guard let dateAdded: Date = value(14) else {
-            throw DatabaseError(message: "book \(value(0) as Int64? ?? 0): dateAdded is not a date")
+    init<Columns: MatchColumns>(matchColumns row: inout Columns) throws {
+        guard let dateAdded = row.date(14) else {
+            throw DatabaseError(message: "book \(row.integer(0) ?? 0): dateAdded is not a date")
         }
-        self.init(title: value(3) ?? "", authors: try Self.strings(String.fromDatabaseValue(row[5])), dateAdded: dateAdded)
-        id = value(0)
-        isbn13 = value(1)
-        isbn10 = value(2)
-        subtitle = value(4)
-        publisher = value(6)
-        year = value(7)
-        pageCount = value(8)
-        language = value(9)
-        categories = try Self.strings(String.fromDatabaseValue(row[10]))
-        description = value(11)
-        coverURL = value(12)
-        source = value(13) ?? ""
-        readingStatus = value(15)
-        rating = value(16)
-        notes = value(17)
-        owned = value(18) ?? true
-        copies = value(19) ?? 1
-    }
-
-    /// The same row read straight off SQLite's statement (`LibraryDatabase.matchableBooks`: a
-    /// 25,000-row catalogue is read before every scan, and going through `DatabaseValue` for
-    /// each column cost about 0.1 s of CPU). Each column of the type its field has (text for
-    /// text, an integer for numbers) is read as `DatabaseValue` would have read it; any other
-    /// type goes through `DatabaseValue` and `fromDatabaseValue` as `init(matchRow:)` does, so
-    /// the two give the same book for every row. `dates` remembers the last date text read
-    /// (rows imported together share it).
-    init(matchStatement statement: SQLiteStatement, dates: inout DateMemo) throws {
-        func text(_ column: CInt) -> String? {
-            switch sqlite3_column_type(statement, column) {
-            case SQLITE_NULL: return nil
-            case SQLITE_TEXT: return String(cString: sqlite3_column_text(statement, column))
-            default: return String.fromDatabaseValue(DatabaseValue(sqliteStatement: statement, index: column))
-            }
-        }
-        func integer(_ column: CInt) -> Int64? {
-            switch sqlite3_column_type(statement, column) {
-            case SQLITE_NULL: return nil
-            case SQLITE_INTEGER: return sqlite3_column_int64(statement, column)
-            default: return Int64.fromDatabaseValue(DatabaseValue(sqliteStatement: statement, index: column))
-            }
-        }
-        func number(_ column: CInt) -> Int? { integer(column).flatMap { Int(exactly: $0) } }
-        func flag(_ column: CInt) -> Bool? {
-            switch sqlite3_column_type(statement, column) {
-            case SQLITE_NULL: return nil
-            case SQLITE_INTEGER: return sqlite3_column_int64(statement, column) != 0
-            default: return Bool.fromDatabaseValue(DatabaseValue(sqliteStatement: statement, index: column))
-            }
-        }
-        let date: Date?
-        if sqlite3_column_type(statement, 14) == SQLITE_TEXT {
-            date = dates.date(String(cString: sqlite3_column_text(statement, 14)))
-        } else {
-            date = Date.fromDatabaseValue(DatabaseValue(sqliteStatement: statement, index: 14))
-        }
-        guard let dateAdded = date else {
-            throw DatabaseError(message: "book \(integer(0) ?? 0): dateAdded is not a date")
-        }
-        self.init(title: text(3) ?? "", authors: try Self.strings(text(5)), dateAdded: dateAdded)
-        id = integer(0)
-        isbn13 = text(1)
-        isbn10 = text(2)
-        subtitle = text(4)
-        publisher = text(6)
-        year = number(7)
-        pageCount = number(8)
-        language = text(9)
-        categories = try Self.strings(text(10))
-        description = text(11)
-        coverURL = text(12)
-        source = text(13) ?? ""
-        readingStatus = text(15).flatMap(ReadingStatus.init(rawValue:))
-        rating = number(16)
-        notes = text(17)
-        owned = flag(18) ?? true
-        copies = number(19) ?? 1
-    }
-
-    /// The last date text read and its date (`Date.fromDatabaseValue`, which parses it).
-    struct DateMemo {
-        private var last: (text: String, date: Date?)?
-
-        init() {}
-
-        mutating func date(_ text: String) -> Date? {
-            if let last, last.text == text { return last.date }
-            let date = Date.fromDatabaseValue(text.databaseValue)
-            last = (text, date)
-            return date
-        }
+        self.init(title: row.text(3) ?? "", authors: try Self.strings(row.text(5)), dateAdded: dateAdded)
+        id = row.integer(0)
+        isbn13 = row.text(1)
+        isbn10 = row.text(2)
+        subtitle = row.text(4)
+        publisher = row.text(6)
+        year = row.number(7)
+        pageCount = row.number(8)
+        language = row.text(9)
+        categories = try Self.strings(row.text(10))
+        description = row.text(11)
+        coverURL = row.text(12)
+        source = row.text(13) ?? ""
+        readingStatus = row.text(15).flatMap(ReadingStatus.init(rawValue:))
+        rating = row.number(16)
+        notes = row.text(17)
+        owned = row.flag(18) ?? true
+        copies = row.number(19) ?? 1
     }
 
     /// A JSON array of strings as the column stores it (`["A","B"]`): split by hand when no
@@ -225,5 +151,79 @@ extension Book {
         }
         parts.append(String(decoding: bytes[start..<end], as: UTF8.self))
         return parts
+    }
+}
+
+/// How `Book.init(matchColumns:)` reads a row's columns, by position, each as GRDB's
+/// `fromDatabaseValue` reads the column's `DatabaseValue` for the field's type.
+protocol MatchColumns {
+    func text(_ column: Int32) -> String?
+    func integer(_ column: Int32) -> Int64?
+    func flag(_ column: Int32) -> Bool?
+    mutating func date(_ column: Int32) -> Date?
+}
+
+extension MatchColumns {
+    func number(_ column: Int32) -> Int? { integer(column).flatMap { Int(exactly: $0) } }
+}
+
+/// A GRDB row's columns, each through `DatabaseValue` (what `matchableBooks` did until the
+/// fiftieth session; the tests' reference for `StatementColumns`).
+struct RowColumns: MatchColumns {
+    let row: Row
+
+    func text(_ column: Int32) -> String? { String.fromDatabaseValue(row[Int(column)]) }
+    func integer(_ column: Int32) -> Int64? { Int64.fromDatabaseValue(row[Int(column)]) }
+    func flag(_ column: Int32) -> Bool? { Bool.fromDatabaseValue(row[Int(column)]) }
+    func date(_ column: Int32) -> Date? { Date.fromDatabaseValue(row[Int(column)]) }
+}
+
+/// The current row of SQLite's statement, read straight off it (a 25,000-row catalogue is read
+/// before every scan, and a `DatabaseValue` for each column cost about 0.1 s of CPU). A column
+/// of the type its field has (text for text, an integer for numbers and flags) is read as
+/// `DatabaseValue` would read it; any other type goes through `DatabaseValue`, so both give the
+/// same book for every row. The last date text read is remembered with its date (the rows of
+/// one import share it).
+struct StatementColumns: MatchColumns {
+    let statement: SQLiteStatement
+    private var lastDate: (text: String, date: Date?)?
+
+    init(_ statement: SQLiteStatement) {
+        self.statement = statement
+    }
+
+    private func value(_ column: Int32) -> DatabaseValue { DatabaseValue(sqliteStatement: statement, index: column) }
+
+    func text(_ column: Int32) -> String? {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_NULL: nil
+        case SQLITE_TEXT: String(cString: sqlite3_column_text(statement, column))
+        default: String.fromDatabaseValue(value(column))
+        }
+    }
+
+    func integer(_ column: Int32) -> Int64? {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_NULL: nil
+        case SQLITE_INTEGER: sqlite3_column_int64(statement, column)
+        default: Int64.fromDatabaseValue(value(column))
+        }
+    }
+
+    func flag(_ column: Int32) -> Bool? {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_NULL: nil
+        case SQLITE_INTEGER: sqlite3_column_int64(statement, column) != 0
+        default: Bool.fromDatabaseValue(value(column))
+        }
+    }
+
+    mutating func date(_ column: Int32) -> Date? {
+        guard sqlite3_column_type(statement, column) == SQLITE_TEXT else { return Date.fromDatabaseValue(value(column)) }
+        let text = String(cString: sqlite3_column_text(statement, column))
+        if let lastDate, lastDate.text == text { return lastDate.date }
+        let date = Date.fromDatabaseValue(text.databaseValue)
+        lastDate = (text, date)
+        return date
     }
 }

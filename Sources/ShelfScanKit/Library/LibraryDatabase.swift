@@ -209,7 +209,7 @@ public struct LibraryDatabase: Sendable {
     /// Every row, owned books and reference-catalogue entries alike, in id order: what the
     /// title matcher matches spines against.
     ///
-    /// Decoded row by row by hand, straight off SQLite's statement (`Book.init(matchStatement:)`),
+    /// Decoded row by row by hand, straight off SQLite's statement (`StatementColumns`),
     /// rather than through `Codable` or GRDB's rows: for a 25,000-row catalogue `Codable` took
     /// about 0.3 s of one core before every scan (a `JSONDecoder` per row for the authors and
     /// categories), GRDB's rows about 0.1 s more than the statement (fiftieth session).
@@ -218,14 +218,14 @@ public struct LibraryDatabase: Sendable {
             var books: [Book] = []
             books.reserveCapacity(try Book.fetchCount(db))
             let statement = try db.makeStatement(sql: "SELECT \(Book.matchColumns.joined(separator: ", ")) FROM books ORDER BY id")
-            var dates = Book.DateMemo()
+            var columns = StatementColumns(statement.sqliteStatement)
             while true {
                 let code = sqlite3_step(statement.sqliteStatement)
                 if code == SQLITE_DONE { break }
                 guard code == SQLITE_ROW else {
                     throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
                 }
-                books.append(try Book(matchStatement: statement.sqliteStatement, dates: &dates))
+                books.append(try Book(matchColumns: &columns))
             }
             return books
         }
