@@ -72,7 +72,7 @@ public struct IndexCache: Sendable {
 
     /// FNV-1a over the bytes taken as 64-bit words (the tail as one word, zero-padded), then
     /// the length: any one damaged bit changes it, at an eighth of a byte-wise FNV's cost (a
-    /// 25,000-book index is about 8 MB, read before every scan).
+    /// 25,000-book index is about 7 MB, read before every scan).
     static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         let prime: UInt64 = 0x0000_0100_0000_01B3
