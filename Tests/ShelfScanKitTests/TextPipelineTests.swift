@@ -1583,6 +1583,82 @@ struct TextPipelineTests {
         #expect(labelled.contains(TitleKey.of(first.title ?? "")))
     }
 
+    /// `image` (SampleImages) through the text stage in auto mode, with the corpus's books:
+    /// with the whole photo read first where laid out like a cover, and without.
+    static func coverFirst(_ image: String) async throws -> (first: TextFindings, spines: TextFindings, photo: PixImage, layout: SpineFinder.Layout) {
+        let photo = try ImageLoader().load(path: Fixtures.sample(image)).image
+        let matcher = try BookMatcher(library: try Evaluator.corpusLibrary(directory: Fixtures.sampleImages))
+        var stage = TextStage(workers: OCRWorkers(tessdata: Fixtures.models, size: 2), matcher: matcher,
+                              minimumScore: ScanOptions().minimumMatchScore)
+        stage.readCoverFirst = true
+        let first = stage
+        stage.readCoverFirst = false
+        let spines = stage
+        let (a, b, layout) = try await offPool {
+            (try first.run(photo, mode: .auto), try spines.run(photo, mode: .auto), try SpineFinder().spines(in: photo))
+        }
+        return (a, b, photo, layout)
+    }
+
+    @Test("a front cover whose lines lie with no book's edge between them is read whole first: the same book, its title and author as evidence")
+    func coverReadFirst() async throws {
+        let image = "covers/cover-bonjour-tristesse-blur2.jpg"
+        let (first, spines, photo, layout) = try await Self.coverFirst(image)
+        #expect(TextStage.coverLike(layout), "regions: \(layout.regions.map { ($0.layout, $0.window) })")
+        // Read as spines (the trigger off), its lines are lying regions; read first, the whole photo.
+        #expect(!spines.regions.isEmpty && spines.regions.allSatisfy { $0.layout == .lyingSpine })
+        #expect(first.regions.map(\.box) == [BoundingBox(x: 0, y: 0, width: photo.width, height: photo.height)])
+        let labelled = try Self.labelled(image)
+        #expect(first.books.map { TitleKey.of($0.title ?? "") }.filter(labelled.contains).count == 1)
+        #expect(first.books.map(\.title) == spines.books.map(\.title))
+        // Every sure line read is the book's, the author's among them.
+        let words = try TextStage.FoundWords(#require(first.books.first))
+        #expect(first.lines.filter { $0.confidence >= 80 }.allSatisfy { words.explain($0.text, titleWord: false) })
+        #expect(Self.reads("sagan", first.lines), "\(first.lines.map(\.text))")
+    }
+
+    @Test("a stack read whole names one of its books surely, but its other titles are left over: not taken for a cover",
+          arguments: ["stacks/stack-6-books.jpg", "stacks/stack-10-books-perspective-blur1.2.jpg"])
+    func stackIsNoCover(image: String) async throws {
+        let photo = try ImageLoader().load(path: Fixtures.sample(image)).image
+        let matcher = try BookMatcher(library: try Evaluator.corpusLibrary(directory: Fixtures.sampleImages))
+        let stage = TextStage(workers: OCRWorkers(tessdata: Fixtures.models, size: 2), matcher: matcher,
+                              minimumScore: ScanOptions().minimumMatchScore)
+        let whole = try await offPool { try stage.run(photo, mode: .cover) }
+        let layout = try await offPool { try SpineFinder().spines(in: photo) }
+        #expect(!TextStage.coverLike(layout), "its books' edges part its lines")
+        let book = try #require(whole.books.first, "the stack read whole named nothing; the example no longer shows anything")
+        #expect(whole.books.count == 1 && book.confidence >= 0.9, "\(whole.books.map { ($0.title, $0.confidence) })")
+        #expect(!TextStage.coverAccounts(for: whole.lines, books: whole.books))
+        // The same lines with the other books' titles dropped are the one book's.
+        let words = TextStage.FoundWords(book)
+        #expect(TextStage.coverAccounts(for: whole.lines.filter { words.explain($0.text, titleWord: false) }, books: whole.books))
+    }
+
+    @Test("a whole photo is a cover when it names one book surely and every sure line is that book's",
+          arguments: [
+              (["ZEN AND THE ART", "OF MOTORCYCLE", "MAINTENANCE", "ROBERT M. PIRSIG"], [96.0, 96, 95, 94], 0.99, 1, true),
+              (["Zen and the Art", "of Motorcycle Maintenance", "An Inquiry into Values"], [96.0, 96, 96], 0.99, 1, true),
+              (["ZEN AND THE ART", "OF MOTORCYCLE", "PERSUASION"], [96.0, 96, 95], 0.99, 1, false),      // another title left over
+              (["ZEN AND THE ART", "OF MOTORCYCLE", "PERSUASION"], [96.0, 96, 60], 0.99, 1, true),       // unsure: not read
+              (["ZEN AND THE ART", "OF MOTORCYCLE", "a 9 /"], [96.0, 96, 95], 0.99, 1, true),            // no word of three letters
+              (["ZEN AND THE ART", "OF MOTORCYCLE"], [96.0, 96], 0.85, 1, false),                       // not sure of the book
+              (["ZEN AND THE ART", "OF MOTORCYCLE"], [96.0, 96], 0.99, 2, false),                       // two books
+              ([], [], 0.99, 0, false),                                                                  // nothing named
+          ])
+    func coverAccounts(texts: [String], confidences: [Double], confidence: Double, books: Int, cover: Bool) {
+        let lines = zip(texts, confidences).enumerated().map { i, t in
+            ReadLine(text: t.0, confidence: t.1, box: BoundingBox(x: 100, y: 100 + 80 * i, width: 500, height: 60), textHeight: 40, quarterTurns: 0)
+        }
+        let zen = BookEntity(title: "Zen and the Art of Motorcycle Maintenance", subtitle: "An Inquiry into Values",
+                             authors: ["Robert M. Pirsig"], isbn13: nil, isbn10: nil, inLibrary: false, libraryId: nil,
+                             readingStatus: nil, source: "library", publisher: nil, year: nil, coverURL: nil,
+                             confidence: confidence, evidence: [])
+        var other = zen
+        other.title = "Persuasion"
+        #expect(TextStage.coverAccounts(for: lines, books: Array([zen, other].prefix(books))) == cover)
+    }
+
     /// SampleImages' small Dune in a 720p frame through the text stage (SampleImages' books),
     /// first with neither of the cover's second readings, then with `again` (the whole photo read
     /// again as one block) and `windows` (the photo's corner windows) as given.

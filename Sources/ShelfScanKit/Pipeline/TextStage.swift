@@ -74,6 +74,27 @@ struct TextStage {
             FileHandle.standardError.write(Data(("LAYOUT regions \(r.count) windows \(r.filter(\.window).count) lying \(r.filter { $0.layout == .lyingSpine }.count)"
                 + " cover \(r.filter { $0.layout == .cover }.count) edges \(layout.standingEdges)/\(layout.lyingEdges) alternative \(layout.alternative.count)\n").utf8))
         }
+        let whole = TextRegion(layout: .cover, box: BoundingBox(x: 0, y: 0, width: image.width, height: image.height),
+                               lean: 0, typicalThickness: 0, row: 0, index: 0)
+        // The whole photo read as a cover, when read already.
+        var wholeRead: (lines: [[ReadLine]], books: [BookEntity], unidentified: [UnidentifiedText])?
+        if mode == .auto, readCoverFirst, let layout, Self.coverLike(layout) {
+            clock = .now
+            let lines = try read([whole], in: image).kept
+            findings.ocrMilliseconds += clock.millisecondsElapsed
+            clock = .now
+            _ = try matchers.get()
+            let (books, unidentified) = match(lines: lines, regions: [whole], coverLike: true)
+            findings.matchingMilliseconds += clock.millisecondsElapsed
+            if Self.coverAccounts(for: lines[0], books: books) {
+                findings.books = books
+                findings.unidentified = unidentified
+                findings.regions = [whole]
+                findings.lines = lines[0]
+                return findings
+            }
+            wholeRead = (lines, books, unidentified)
+        }
         if let layout, !layout.regions.isEmpty {
             try readSpines(layout.regions, in: image, into: &findings)
             // Almost nothing named: the photo may have been taken the wrong way (a small pile on
@@ -90,15 +111,24 @@ struct TextStage {
         }
         // A cover, or what auto mode could not read as spines.
         if mode == .cover || (mode == .auto && findings.books.isEmpty) {
-            let whole = TextRegion(layout: .cover, box: BoundingBox(x: 0, y: 0, width: image.width, height: image.height),
-                                   lean: 0, typicalThickness: 0, row: 0, index: 0)
-            clock = .now
-            var lines = try read([whole], in: image).kept
-            findings.ocrMilliseconds += clock.millisecondsElapsed
-            clock = .now
-            _ = try matchers.get()
-            var (books, unidentified) = match(lines: lines, regions: [whole], coverLike: true)
-            findings.matchingMilliseconds += clock.millisecondsElapsed
+            var lines: [[ReadLine]], books: [BookEntity], unidentified: [UnidentifiedText]
+            if let wholeRead {
+                (lines, books, unidentified) = wholeRead
+            } else {
+                clock = .now
+                lines = try read([whole], in: image).kept
+                findings.ocrMilliseconds += clock.millisecondsElapsed
+                clock = .now
+                _ = try matchers.get()
+                (books, unidentified) = match(lines: lines, regions: [whole], coverLike: true)
+                findings.matchingMilliseconds += clock.millisecondsElapsed
+            }
+            if Self.traceLines {
+                let named = Set(books.flatMap { $0.evidence.map(\.box) })
+                for l in lines[0] {
+                    FileHandle.standardError.write(Data("COVER \(Int(l.confidence))\(named.contains(l.box) ? "*" : "") h\(Int(l.textHeight)) q\(l.quarterTurns) \(l.box.x),\(l.box.y) \(l.box.width)x\(l.box.height) \(l.text)\n".utf8))
+                }
+            }
             // Nothing named: the cover may stand small in a bigger picture (held up, on a table),
             // where Tesseract's page analysis takes its title for a picture and one threshold
             // over the whole photo merges it with its ground (DUNE, dark brown on orange, beside
@@ -157,6 +187,38 @@ struct TextStage {
             }
         }
         return findings
+    }
+
+    /// Whether a photo laid out like a front cover is read whole first (`coverLike`; tests turn
+    /// it off to show what reading it as spines finds).
+    var readCoverFirst = TextStage.coverFirst
+
+    /// `SHELFSCAN_COVER_FIRST=off`: a photo laid out like a front cover is read as spines first,
+    /// as any other (for measuring).
+    static let coverFirst = ProcessInfo.processInfo.environment["SHELFSCAN_COVER_FIRST"] != "off"
+
+    /// Whether the spine finder's regions look like a front cover's lines of print: every one
+    /// lies, and most (half or more) are windows, cut from spaces where no edge of a book was
+    /// found (`TextRegion.window`). A stack's books are parted by their edges; a cover's title,
+    /// author and publisher lie on one ground.
+    static func coverLike(_ layout: SpineFinder.Layout) -> Bool {
+        let regions = layout.regions
+        return !regions.isEmpty && regions.allSatisfy { $0.layout == .lyingSpine }
+            && regions.filter(\.window).count * 2 >= regions.count
+    }
+
+    /// Whether the whole photo read as a cover is that cover's and nothing else: it names one
+    /// book, surely (confidence 0.9 or more), and every sure line (confidence 80 or more) with a
+    /// word of three letters is that book's title, subtitle or authors read again
+    /// (`FoundWords.explain`). A stack read whole names one of its books too, but its other
+    /// books' titles are left over.
+    static func coverAccounts(for lines: [ReadLine], books: [BookEntity]) -> Bool {
+        guard books.count == 1, let book = books.first, book.confidence >= 0.9 else { return false }
+        let words = FoundWords(book)
+        return lines.allSatisfy { line in
+            line.confidence < 80 || !MatchText.words(line.text).contains { $0.count >= 3 }
+                || words.explain(line.text, titleWord: false)
+        }
     }
 
     /// `SHELFSCAN_COVER_WINDOWS=off`: a photo that named no book, read whole, is not read in
@@ -784,7 +846,8 @@ struct TextStage {
     static let chromaBothWays = ProcessInfo.processInfo.environment["SHELFSCAN_CHROMA_TURNS"] == "both"
 
     /// `SHELFSCAN_TRACE_LINES=1`: every spine's lines after the last reading, on stderr (`*`: a
-    /// book was named from it), to see what was read where a book was missed.
+    /// book was named from it), to see what was read where a book was missed; and the lines of
+    /// the whole photo read as a cover (`COVER`: confidence, text height, quarter turns, box).
     static let traceLines = ProcessInfo.processInfo.environment["SHELFSCAN_TRACE_LINES"] != nil
 
     /// A region's lines for `traceLines`: confidence and text, `*` after the confidence of those
