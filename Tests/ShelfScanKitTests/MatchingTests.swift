@@ -25,6 +25,35 @@ struct MatchTextTests {
         #expect(MatchText.words("Col·lecció") == ["colleccio"])
     }
 
+    @Test("a title remembered is the title worked out, whatever was asked before: no two (title, subtitle) pairs share one")
+    func rememberedTitles() {
+        let pairs: [(String, String?)] = [
+            ("5:HelloWorld", nil), ("Hello", "World"), ("HelloWorld", nil), ("Hello", "World: Vol 2"),
+            ("t", nil), ("", "t"), ("", nil), ("Walking the Munros", "Vol 1"), ("Walking the Munros", "Vol 2"),
+            ("The Hobbit (Middle-earth, #0)", nil), ("El Túnel", nil), ("s5:Hello", "World"),
+        ]
+        // Twice over, each pair asked right after the others: a shared key would hand one the other's.
+        for _ in 0..<2 {
+            for (title, subtitle) in pairs {
+                #expect(MatchText.rememberedTitle(title, subtitle: subtitle) == MatchText.title(title, subtitle: subtitle),
+                        "\(title) / \(subtitle ?? "nil")")
+            }
+        }
+        #expect(MatchText.rememberedTitle("Walking the Munros", subtitle: "Vol 2").volume == ["2"])
+    }
+
+    @Test("remembered values: each key's own, made once, all forgotten at capacity")
+    func rememberedValues() {
+        let memo = Remembered<Int>(capacity: 3)
+        var made = 0
+        func value(_ key: String) -> Int { memo.value(for: key) { made += 1; return key.count } }
+        #expect(value("a") == 1 && value("bb") == 2 && value("a") == 1 && made == 2)
+        #expect(value("ccc") == 3 && made == 3)
+        #expect(value("dddd") == 4 && made == 4)      // the fourth: the three before forgotten
+        #expect(value("a") == 1 && made == 5)
+        #expect(value("dddd") == 4 && made == 5)
+    }
+
     @Test("OCR look-alikes are read back: digits inside words, not in numbers")
     func lookAlikes() {
         #expect(MatchText.words("B00K 0F 5HADOWS") == ["book", "of", "shadows"])

@@ -174,7 +174,7 @@ public final class BookMatcher: Sendable {
     static func preferOwnedHolder(_ out: inout [BookMatch], below: [BookMatch]) {
         guard let first = out.first, !first.book.owned, out.contains(where: \.book.owned) || !below.isEmpty else { return }
         func words(_ book: Book) -> (needed: Set<String>, all: Set<String>) {
-            let t = MatchText.title(book.title, subtitle: book.subtitle)
+            let t = MatchText.rememberedTitle(book.title, subtitle: book.subtitle)
             return (Set(t.core + t.volume), Set(t.core + t.extra + t.volume))
         }
         let needed = words(first.book).needed
@@ -707,7 +707,7 @@ public enum MatchAssignment {
     /// other spine.
     public static func refusingTies(_ assigned: [BookMatch?], _ perRegion: [[BookMatch]], floor: Double = 0.6) -> [BookMatch?] {
         guard refuseTies else { return assigned }
-        func work(_ book: Book) -> String { MatchText.title(book.title, subtitle: book.subtitle).work }
+        func work(_ book: Book) -> String { MatchText.rememberedTitle(book.title, subtitle: book.subtitle).work }
         var result = assigned
         // A region dropped may leave another's rival unexplained: until nothing changes.
         var changed = true
@@ -761,7 +761,7 @@ public enum MatchAssignment {
 
     /// `identity` from a book's parts (a found book, `BookEntity`, carries no row id).
     static func identity(title: String, subtitle: String?, authors: [String], id: Int64?, isbn13: String?) -> [String] {
-        var keys = ["title:" + MatchText.title(title, subtitle: subtitle).work + "|"
+        var keys = ["title:" + MatchText.rememberedTitle(title, subtitle: subtitle).work + "|"
             + (authors.first.map { MatchText.authorWords($0).sorted().joined(separator: " ") } ?? "")]
         if let id { keys.append("id:\(id)") }
         if let isbn13 { keys.append("isbn:\(isbn13)") }

@@ -58,6 +58,16 @@ public enum MatchText {
         return words
     }
 
+    /// `title(_:subtitle:)`, remembered: a photo's matching asks it of the same few hundred
+    /// books again and again (each candidate's identity and work, at every pass), at several
+    /// microseconds a time. The index, which asks it once of every book, does not come here.
+    public static func rememberedTitle(_ title: String, subtitle: String? = nil) -> Title {
+        // Marked, and the title's length before a subtitle: no two (title, subtitle) pairs share a key.
+        let key = subtitle.map { "s\(title.utf8.count):" + title + $0 } ?? "t" + title
+        return titles.value(for: key) { Self.title(title, subtitle: subtitle) }
+    }
+    private static let titles = Remembered<Title>(capacity: 20_000)
+
     /// A title's core and extra words. `subtitle` (a field of its own in the library) is extra.
     public static func title(_ title: String, subtitle: String? = nil) -> Title {
         var main = ""
@@ -260,5 +270,28 @@ public enum MatchText {
         var out = String.UnicodeScalarView()
         out.append(contentsOf: s)
         return String(out)
+    }
+}
+
+/// Values worked out from a string, remembered, for any thread; forgotten all at once when
+/// `capacity` are held (a batch of photos meets new books without end).
+/// `@unchecked Sendable`: `known` is only touched under `lock`.
+final class Remembered<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var known: [String: Value] = [:]
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func value(for key: String, _ make: () -> Value) -> Value {
+        lock.lock()
+        if let value = known[key] { lock.unlock(); return value }
+        lock.unlock()
+        let value = make()
+        lock.lock()
+        if known.count >= capacity { known.removeAll(keepingCapacity: true) }
+        known[key] = value
+        lock.unlock()
+        return value
     }
 }

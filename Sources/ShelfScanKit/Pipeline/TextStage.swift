@@ -797,7 +797,7 @@ struct TextStage {
     /// "sapphi" *The Sapphire Widow*; "christie" read beside "Agatha" is no *Christmas*.
     static func readsTitleWord(_ match: BookMatch) -> Bool {
         let nameWords = Set(match.book.authors.flatMap(MatchText.authorWords))
-        let title = MatchText.title(match.book.title, subtitle: match.book.subtitle).core
+        let title = MatchText.rememberedTitle(match.book.title, subtitle: match.book.subtitle).core
             .filter { $0.count >= 4 && !MatchText.commonWords.contains($0) && !nameWords.contains($0) }
             .map { Array($0.unicodeScalars) }
         let read = match.matchedText.split(separator: " ").map(String.init)
@@ -1269,9 +1269,10 @@ struct TextStage {
                 guard !matchedLines.contains(line.box), Self.looksLikeTitle(line) else { return false }
                 let letters = Self.letters(line.text)
                 func within(_ other: String) -> Bool { other.contains(letters) || (other.count >= 5 && letters.contains(other)) }
-                return !explained.indices.contains { RegionReader.overlap(explained[$0].box, line.box) > 0.5 && within(explainedLetters[$0]) }
-                    && !titles.contains { within($0) }
-                    && !foundWords.indices.contains { foundWords[$0].explain(line.text, titleWord: !spinesOf[$0].contains(r)) }
+                guard !explained.indices.contains(where: { RegionReader.overlap(explained[$0].box, line.box) > 0.5 && within(explainedLetters[$0]) }),
+                      !titles.contains(where: { within($0) }) else { return false }
+                let words = FoundWords.words(line.text)
+                return !foundWords.indices.contains { foundWords[$0].explain(words, titleWord: !spinesOf[$0].contains(r)) }
             }
             guard !left.isEmpty else { continue }
             // Each text once: the passes read a spine's line again as it was ("ht Garden" seven
@@ -1339,11 +1340,20 @@ struct TextStage {
         /// of the title (three letters or more, not a common word), not only the authors' names,
         /// which a spine of another book by them prints too.
         func explain(_ text: String, titleWord: Bool) -> Bool {
-            let words = MatchText.words(text).filter { $0.count >= 2 }
+            explain(Self.words(text), titleWord: titleWord)
+        }
+
+        /// `text`'s words as `explain` weighs them (two letters or more), with their letters:
+        /// worked out once for a line weighed against every book found.
+        static func words(_ text: String) -> [(word: String, letters: [Unicode.Scalar])] {
+            MatchText.words(text).filter { $0.count >= 2 }.map { ($0, Array($0.unicodeScalars)) }
+        }
+
+        /// `explain` for a line's `words`.
+        func explain(_ words: [(word: String, letters: [Unicode.Scalar])], titleWord: Bool) -> Bool {
             guard !words.isEmpty else { return false }
             var total = 0, covered = 0, telling = false
-            for word in words {
-                let w = Array(word.unicodeScalars)
+            for (word, w) in words {
                 total += w.count
                 let inTitle = title.contains { WordSimilarity.credit(w, $0) >= 0.75 }
                 if inTitle || names.contains(where: { WordSimilarity.credit(w, $0) >= 0.75 }) { covered += w.count }
@@ -1377,7 +1387,7 @@ struct TextStage {
             let spelled: [[Unicode.Scalar]]
         }
         let sorted = books.sorted(by: { $0.book.confidence > $1.book.confidence }).map { b in
-            let t = MatchText.title(b.book.title ?? "", subtitle: b.book.subtitle)
+            let t = MatchText.rememberedTitle(b.book.title ?? "", subtitle: b.book.subtitle)
             let all = Set(t.core + t.extra)
             return Found(book: b.book, lines: b.lines, letters: b.lines.map { letters($0.text) },
                          core: Set(t.core).subtracting(MatchText.commonWords), all: all,
@@ -1599,7 +1609,7 @@ struct TextStage {
     /// when it has any: not "the", "of"), read exactly, nearly (`WordSimilarity` 0.75 or more)
     /// or within a longer run of letters, for words of four letters or more.
     static func holdsTitleWord(_ text: String, title: String, subtitle: String?) -> Bool {
-        let title = MatchText.title(title, subtitle: subtitle)
+        let title = MatchText.rememberedTitle(title, subtitle: subtitle)
         let all = title.core + title.extra
         let telling = all.filter { !MatchText.commonWords.contains($0) }
         let words = Set(telling.isEmpty ? all : telling)
@@ -1637,7 +1647,7 @@ struct TextStage {
     /// or more): "J.K.ROWLING", "Goblet". Tokens of only common words stay ("the", "of"), and
     /// lines left empty go.
     static func without(_ book: Book, _ lines: [ReadLine]) -> [ReadLine] {
-        let t = MatchText.title(book.title, subtitle: book.subtitle)
+        let t = MatchText.rememberedTitle(book.title, subtitle: book.subtitle)
         let theirs = Set(t.core + t.extra + book.authors.flatMap(MatchText.words))
         let spelled = theirs.map { Array($0.unicodeScalars) }
         func explained(_ token: Substring) -> Bool {
@@ -1667,7 +1677,7 @@ struct TextStage {
     /// is Ian Rankin's *The Black Book* even where "BLACK" is *Black Diamonds and the Blue
     /// Brazil*'s too; "BLOO" is no more than a piece of "Blood").
     static func holdsWord(of book: Book, _ lines: [ReadLine]) -> Bool {
-        let t = MatchText.title(book.title, subtitle: book.subtitle)
+        let t = MatchText.rememberedTitle(book.title, subtitle: book.subtitle)
         let theirs = (t.core + t.extra + t.volume + book.authors.flatMap(MatchText.words))
             .filter(telling)
             .map { Array($0.unicodeScalars) }
@@ -1689,7 +1699,7 @@ struct TextStage {
     /// Rails Volume 1" and "Volume 2", whose spines read alike but for the number.
     static func volumes(_ a: Book, _ b: Book) -> Bool {
         func words(_ book: Book) -> Set<String> {
-            let t = MatchText.title(book.title, subtitle: book.subtitle)
+            let t = MatchText.rememberedTitle(book.title, subtitle: book.subtitle)
             return Set(t.core + t.extra + t.volume)
         }
         let differ = words(a).symmetricDifference(words(b))
