@@ -555,23 +555,7 @@ public struct SpineFinder: Sendable {
         let middle = Double(h - 1) / 2
         let step = 2.0
         let leans = stride(from: -maximumLean, through: maximumLean, by: step).map { tan($0 * .pi / 180) }
-        var accumulator = [[Int32]](repeating: [Int32](repeating: 0, count: width), count: leans.count)
-        for (a, slope) in leans.enumerated() {
-            accumulator[a].withUnsafeMutableBufferPointer { acc in
-                edges.withUnsafeBufferPointer { e in
-                    for yy in 0..<h {
-                        let shift = Int(((Double(yy) - middle) * slope).rounded())
-                        let base = (row.top + yy) * width
-                        // x at the row's middle = x - shift
-                        let lo = max(0, shift), hi = min(width, width + shift)
-                        guard lo < hi else { continue }
-                        // Edge pixels are 0 or 1: added without a branch (the loop vectorises).
-                        let from = e.baseAddress! + base + lo, to = acc.baseAddress! + (lo - shift)
-                        for i in 0..<(hi - lo) { to[i] &+= Int32(from[i]) }
-                    }
-                }
-            }
-        }
+        let accumulator = leans.map { Self.support(edges: edges, width: width, row: row, slope: $0) }
         // A pixel of wobble either way (JPEG, slight curvature).
         var best = [Double](repeating: 0, count: width)
         var bestLean = [Int](repeating: 0, count: width)
@@ -600,6 +584,30 @@ public struct SpineFinder: Sendable {
         if chosen.first.map({ $0.position - minimumGap > 0 }) ?? true { chosen.insert(left, at: 0) }
         if chosen.last.map({ Double(width - 1) - $0.position > minimumGap }) ?? true { chosen.append(right) }
         return chosen
+    }
+
+    /// For each x at the row's middle, how many of the row's pixel rows have an edge pixel on
+    /// the line through it at `slope` (x shifted by the slope times the distance from the middle,
+    /// rounded). `edges` holds 0 or 1 a pixel.
+    static func support(edges: [UInt8], width: Int, row: Row, slope: Double) -> [Int32] {
+        let h = row.bottom - row.top
+        let middle = Double(h - 1) / 2
+        var acc = [Int32](repeating: 0, count: width)
+        acc.withUnsafeMutableBufferPointer { acc in
+            edges.withUnsafeBufferPointer { e in
+                for yy in 0..<h {
+                    let shift = Int(((Double(yy) - middle) * slope).rounded())
+                    let base = (row.top + yy) * width
+                    // x at the row's middle = x - shift
+                    let lo = max(0, shift), hi = min(width, width + shift)
+                    guard lo < hi else { continue }
+                    // Edge pixels are 0 or 1: added without a branch (the loop vectorises).
+                    let from = e.baseAddress! + base + lo, to = acc.baseAddress! + (lo - shift)
+                    for i in 0..<(hi - lo) { to[i] &+= Int32(from[i]) }
+                }
+            }
+        }
+        return acc
     }
 
     /// The spaces between consecutive edges that hold something (text makes edges), as regions
@@ -691,16 +699,21 @@ struct EdgeMaps {
 
     init(_ gray: GrayBytes) {
         let w = gray.width, h = gray.height
+        // Pointers, not subscripts: no bounds checks, and the sums' loop vectorises.
         var blurred = [Int32](repeating: 0, count: w * h)
-        gray.pixels.withUnsafeBufferPointer { p in
-            for y in 1..<max(1, h - 1) {
-                for x in 1..<max(1, w - 1) {
-                    var s: Int32 = 0
-                    for dy in -1...1 {
-                        let base = (y + dy) * w + x
-                        s += Int32(p[base - 1]) + Int32(p[base]) + Int32(p[base + 1])
+        if w > 2, h > 2 {
+            gray.pixels.withUnsafeBufferPointer { p in
+                blurred.withUnsafeMutableBufferPointer { b in
+                    let p = p.baseAddress!, b = b.baseAddress!
+                    for y in 1..<(h - 1) {
+                        let up = p + (y - 1) * w, mid = p + y * w, down = p + (y + 1) * w, out = b + y * w
+                        for x in 1..<(w - 1) {
+                            let a = Int32(up[x - 1]) + Int32(up[x]) + Int32(up[x + 1])
+                            let c = Int32(mid[x - 1]) + Int32(mid[x]) + Int32(mid[x + 1])
+                            let d = Int32(down[x - 1]) + Int32(down[x]) + Int32(down[x + 1])
+                            out[x] = a + c + d
+                        }
                     }
-                    blurred[y * w + x] = s
                 }
             }
         }
@@ -711,18 +724,33 @@ struct EdgeMaps {
         var ht = [UInt8](repeating: 0, count: w * h)
         var vf = [UInt8](repeating: 0, count: w * h)
         var hf = [UInt8](repeating: 0, count: w * h)
-        for y in 2..<max(2, h - 2) {
-            for x in 2..<max(2, w - 2) {
-                let i = y * w + x
-                let gx = abs(blurred[i + 1] - blurred[i - 1])
-                let gy = abs(blurred[i + w] - blurred[i - w])
-                if 2 * gx > 3 * gy {
-                    if gx > threshold { v[i] = 1 }
-                    if gx > faint { vf[i] = 1 }
-                }
-                if 2 * gy > 3 * gx {
-                    if gy > threshold { ht[x * h + y] = 1 }
-                    if gy > faint { hf[x * h + y] = 1 }
+        if w > 4, h > 4 {
+            blurred.withUnsafeBufferPointer { b in
+                v.withUnsafeMutableBufferPointer { v in
+                    vf.withUnsafeMutableBufferPointer { vf in
+                        ht.withUnsafeMutableBufferPointer { ht in
+                            hf.withUnsafeMutableBufferPointer { hf in
+                                let b = b.baseAddress!, v = v.baseAddress!, vf = vf.baseAddress!
+                                let ht = ht.baseAddress!, hf = hf.baseAddress!
+                                for y in 2..<(h - 2) {
+                                    for x in 2..<(w - 2) {
+                                        let i = y * w + x
+                                        let gx = abs(b[i + 1] - b[i - 1])
+                                        let gy = abs(b[i + w] - b[i - w])
+                                        // Standing edges in place, written whatever they hold (0 or 1);
+                                        // lying ones transposed, few, written where set.
+                                        let standing = 2 * gx > 3 * gy
+                                        v[i] = standing && gx > threshold ? 1 : 0
+                                        vf[i] = standing && gx > faint ? 1 : 0
+                                        if 2 * gy > 3 * gx, gy > faint {
+                                            hf[x * h + y] = 1
+                                            if gy > threshold { ht[x * h + y] = 1 }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }
