@@ -636,9 +636,9 @@ long shelfscan_lstm_gates_compare(int count, unsigned seed) {
     float values[batch], ours[batch];
     for (int done = 0; done < count; done += batch) {
         for (int k = 0; k < batch; k++) {
-            unsigned r = (unsigned)rand_r(&seed);
-            values[k] = r % 7 == 0 ? special[(unsigned)rand_r(&seed) % (sizeof special / sizeof *special)]
-                                   : (((float)rand_r(&seed) / (float)RAND_MAX) * 2.0f - 1.0f) * (r % 3 == 0 ? 40.0f : 8.0f);
+            unsigned r = (unsigned)shelfscan_probe_random(&seed);
+            values[k] = r % 7 == 0 ? special[(unsigned)shelfscan_probe_random(&seed) % (sizeof special / sizeof *special)]
+                                   : (((float)shelfscan_probe_random(&seed) / (float)RAND_MAX) * 2.0f - 1.0f) * (r % 3 == 0 ? 40.0f : 8.0f);
         }
         // Every width this processor has (AVX-512 and AVX2 both where it has AVX-512).
         for (int w = width; w >= 1; w--)

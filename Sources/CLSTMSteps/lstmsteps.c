@@ -643,21 +643,21 @@ static long compare_write_part(unsigned *seed) {
                                     1.2f, -1.2f, 3e7f, -3e7f, 1e30f, -1e30f, __builtin_inff(), -__builtin_inff(),
                                     __builtin_nanf("")};
     enum { steps = 8, most = 100 };
-    int features = 1 + (int)(rand_r(seed) % most);
-    int n = (int)(rand_r(seed) % (unsigned)(features + 1));
-    int offset = (int)(rand_r(seed) % (unsigned)(features - n + 1));
-    int t = (int)(rand_r(seed) % steps);
+    int features = 1 + (int)(shelfscan_probe_random(seed) % most);
+    int n = (int)(shelfscan_probe_random(seed) % (unsigned)(features + 1));
+    int offset = (int)(shelfscan_probe_random(seed) % (unsigned)(features - n + 1));
+    int t = (int)(shelfscan_probe_random(seed) % steps);
     float input[most];
     for (int k = 0; k < n; k++)
-        input[k] = rand_r(seed) % 5 == 0 ? special[rand_r(seed) % (sizeof special / sizeof *special)]
-                                         : ((float)rand_r(seed) / (float)RAND_MAX) * 2.6f - 1.3f;
+        input[k] = shelfscan_probe_random(seed) % 5 == 0 ? special[shelfscan_probe_random(seed) % (sizeof special / sizeof *special)]
+                                         : ((float)shelfscan_probe_random(seed) / (float)RAND_MAX) * 2.6f - 1.3f;
     static int8_t ints[2][steps * most];
     static float floats[2][steps * most];
     struct net_io io[2];
     memset(io, 0, sizeof io);
     memset(ints, 0x55, sizeof ints);
     memset(floats, 0x55, sizeof floats);
-    bool int_mode = rand_r(seed) % 4 != 0;
+    bool int_mode = shelfscan_probe_random(seed) % 4 != 0;
     for (int w = 0; w < 2; w++) {
         io[w].f = floats[w];
         io[w].i = ints[w];
@@ -674,21 +674,21 @@ static long compare_write_part(unsigned *seed) {
 // mode (with NaN among the floats), both arrays and both max lines compared whole.
 static long compare_maxpool(unsigned *seed) {
     enum { steps = 4, most = 40 };
-    int features = 1 + (int)(rand_r(seed) % most), src_features = features + (int)(rand_r(seed) % 3);
-    int dest_t = (int)(rand_r(seed) % steps), src_t = (int)(rand_r(seed) % steps);
-    bool int_mode = rand_r(seed) % 4 != 0;
+    int features = 1 + (int)(shelfscan_probe_random(seed) % most), src_features = features + (int)(shelfscan_probe_random(seed) % 3);
+    int dest_t = (int)(shelfscan_probe_random(seed) % steps), src_t = (int)(shelfscan_probe_random(seed) % steps);
+    bool int_mode = shelfscan_probe_random(seed) % 4 != 0;
     int8_t ints[2][steps * most], src_ints[steps * (most + 2)];
     float floats[2][steps * most], src_floats[steps * (most + 2)];
     int lines[2][most];
     for (int k = 0; k < steps * most; k++) {
-        ints[0][k] = ints[1][k] = (int8_t)(rand_r(seed) % 255 - 127);
-        floats[0][k] = floats[1][k] = rand_r(seed) % 9 == 0 ? __builtin_nanf("") : (float)(rand_r(seed) % 201) / 100 - 1;
+        ints[0][k] = ints[1][k] = (int8_t)(shelfscan_probe_random(seed) % 255 - 127);
+        floats[0][k] = floats[1][k] = shelfscan_probe_random(seed) % 9 == 0 ? __builtin_nanf("") : (float)(shelfscan_probe_random(seed) % 201) / 100 - 1;
     }
     for (int k = 0; k < steps * (most + 2); k++) {
-        src_ints[k] = (int8_t)(rand_r(seed) % 255 - 127);
-        src_floats[k] = rand_r(seed) % 9 == 0 ? __builtin_nanf("") : (float)(rand_r(seed) % 201) / 100 - 1;
+        src_ints[k] = (int8_t)(shelfscan_probe_random(seed) % 255 - 127);
+        src_floats[k] = shelfscan_probe_random(seed) % 9 == 0 ? __builtin_nanf("") : (float)(shelfscan_probe_random(seed) % 201) / 100 - 1;
     }
-    for (int k = 0; k < most; k++) lines[0][k] = lines[1][k] = (int)(rand_r(seed) % 100);
+    for (int k = 0; k < most; k++) lines[0][k] = lines[1][k] = (int)(shelfscan_probe_random(seed) % 100);
     struct net_io dest[2], src;
     memset(dest, 0, sizeof dest);
     memset(&src, 0, sizeof src);
@@ -726,33 +726,33 @@ static long compare_convolve(unsigned *seed) {
     memset(output, 0, sizeof output);
     char *int_vtable = int_array_vtable + 2 * sizeof(void *), *float_vtable = float_array_vtable + 2 * sizeof(void *);
     struct stride_map *map = &input.stride_map;
-    map->shape[0] = 1 + (int)(rand_r(seed) % 2);
-    map->shape[1] = 1 + (int)(rand_r(seed) % 8);
-    map->shape[2] = 1 + (int)(rand_r(seed) % 12);
+    map->shape[0] = 1 + (int)(shelfscan_probe_random(seed) % 2);
+    map->shape[1] = 1 + (int)(shelfscan_probe_random(seed) % 8);
+    map->shape[2] = 1 + (int)(shelfscan_probe_random(seed) % 12);
     map->t_increments[2] = 1;
     map->t_increments[1] = map->shape[2];
     map->t_increments[0] = map->shape[1] * map->shape[2];
     int heights[2], widths[2];
     for (int b = 0; b < map->shape[0]; b++) {
-        heights[b] = 1 + (int)(rand_r(seed) % (unsigned)map->shape[1]);
-        widths[b] = 1 + (int)(rand_r(seed) % (unsigned)map->shape[2]);
+        heights[b] = 1 + (int)(shelfscan_probe_random(seed) % (unsigned)map->shape[1]);
+        widths[b] = 1 + (int)(shelfscan_probe_random(seed) % (unsigned)map->shape[2]);
     }
-    if (rand_r(seed) % 2) {
+    if (shelfscan_probe_random(seed) % 2) {
         map->heights = (struct int_vector){heights, heights + map->shape[0], heights + map->shape[0]};
         map->widths = (struct int_vector){widths, widths + map->shape[0], widths + map->shape[0]};
     }
     int steps = map->shape[0] * map->shape[1] * map->shape[2];
     struct convolve layer;
     memset(&layer, 0, sizeof layer);
-    layer.ni = 1 + (int)(rand_r(seed) % 3);
-    layer.half_x = (int)(rand_r(seed) % 3);
-    layer.half_y = (int)(rand_r(seed) % 3);
+    layer.ni = 1 + (int)(shelfscan_probe_random(seed) % 3);
+    layer.half_x = (int)(shelfscan_probe_random(seed) % 3);
+    layer.half_y = (int)(shelfscan_probe_random(seed) % 3);
     layer.no = layer.ni * (2 * layer.half_x + 1) * (2 * layer.half_y + 1);
     int8_t ints[2 * 8 * 12 * 3];
     float floats[2 * 8 * 12 * 3];
     for (int k = 0; k < steps * layer.ni; k++) {
-        ints[k] = (int8_t)(rand_r(seed) % 255 - 127);
-        floats[k] = (float)(rand_r(seed) % 2001) / 1000 - 1;
+        ints[k] = (int8_t)(shelfscan_probe_random(seed) % 255 - 127);
+        floats[k] = (float)(shelfscan_probe_random(seed) % 2001) / 1000 - 1;
     }
     input.i_vtable = int_vtable;
     input.f_vtable = float_vtable;
@@ -760,7 +760,7 @@ static long compare_convolve(unsigned *seed) {
     input.f = floats;
     input.i_dim1 = input.f_dim1 = steps;
     input.i_dim2 = input.f_dim2 = layer.ni;
-    input.int_mode = rand_r(seed) % 4 != 0;
+    input.int_mode = shelfscan_probe_random(seed) % 4 != 0;
     // Two randomizers from the same bytes (whatever Tesseract's TRand holds fits in 64).
     uint64_t randomizers[2][8];
     for (int w = 0; w < 2; w++) {
@@ -799,30 +799,30 @@ static long compare_maxpool_forward(unsigned *seed) {
     char *int_vtable = int_array_vtable + 2 * sizeof(void *), *float_vtable = float_array_vtable + 2 * sizeof(void *);
     struct maxpool layer[2];
     memset(layer, 0, sizeof layer);
-    const int x_scale = 1 + (int)(rand_r(seed) % 3), y_scale = 1 + (int)(rand_r(seed) % 3);
+    const int x_scale = 1 + (int)(shelfscan_probe_random(seed) % 3), y_scale = 1 + (int)(shelfscan_probe_random(seed) % 3);
     struct stride_map *map = &input.stride_map;
-    map->shape[0] = 1 + (int)(rand_r(seed) % 2);
-    map->shape[1] = y_scale + (int)(rand_r(seed) % (unsigned)(10 - y_scale));
-    map->shape[2] = x_scale + (int)(rand_r(seed) % (unsigned)(14 - x_scale));
+    map->shape[0] = 1 + (int)(shelfscan_probe_random(seed) % 2);
+    map->shape[1] = y_scale + (int)(shelfscan_probe_random(seed) % (unsigned)(10 - y_scale));
+    map->shape[2] = x_scale + (int)(shelfscan_probe_random(seed) % (unsigned)(14 - x_scale));
     map->t_increments[2] = 1;
     map->t_increments[1] = map->shape[2];
     map->t_increments[0] = map->shape[1] * map->shape[2];
     int heights[2], widths[2];
     for (int b = 0; b < map->shape[0]; b++) {
-        heights[b] = y_scale + (int)(rand_r(seed) % (unsigned)(map->shape[1] - y_scale + 1));
-        widths[b] = x_scale + (int)(rand_r(seed) % (unsigned)(map->shape[2] - x_scale + 1));
+        heights[b] = y_scale + (int)(shelfscan_probe_random(seed) % (unsigned)(map->shape[1] - y_scale + 1));
+        widths[b] = x_scale + (int)(shelfscan_probe_random(seed) % (unsigned)(map->shape[2] - x_scale + 1));
     }
-    if (rand_r(seed) % 2) {
+    if (shelfscan_probe_random(seed) % 2) {
         map->heights = (struct int_vector){heights, heights + map->shape[0], heights + map->shape[0]};
         map->widths = (struct int_vector){widths, widths + map->shape[0], widths + map->shape[0]};
     }
     // Half of them the fast model's 16 features (`pool16`).
-    const int steps = map->shape[0] * map->shape[1] * map->shape[2], ni = rand_r(seed) % 2 ? 16 : 1 + (int)(rand_r(seed) % 20);
+    const int steps = map->shape[0] * map->shape[1] * map->shape[2], ni = shelfscan_probe_random(seed) % 2 ? 16 : 1 + (int)(shelfscan_probe_random(seed) % 20);
     int8_t ints[2 * 9 * 13 * 20];
     float floats[2 * 9 * 13 * 20];
     for (int k = 0; k < steps * ni; k++) {
-        ints[k] = (int8_t)(rand_r(seed) % 255 - 127);
-        floats[k] = rand_r(seed) % 9 == 0 ? __builtin_nanf("") : (float)(rand_r(seed) % 201) / 100 - 1;
+        ints[k] = (int8_t)(shelfscan_probe_random(seed) % 255 - 127);
+        floats[k] = shelfscan_probe_random(seed) % 9 == 0 ? __builtin_nanf("") : (float)(shelfscan_probe_random(seed) % 201) / 100 - 1;
     }
     input.i_vtable = int_vtable;
     input.f_vtable = float_vtable;
@@ -830,9 +830,9 @@ static long compare_maxpool_forward(unsigned *seed) {
     input.f = floats;
     input.i_dim1 = input.f_dim1 = steps;
     input.i_dim2 = input.f_dim2 = ni;
-    input.int_mode = rand_r(seed) % 4 != 0;
+    input.int_mode = shelfscan_probe_random(seed) % 4 != 0;
     // What an earlier line left in the layers: kept maps and `maxes_` of some size, or none.
-    const int earlier = (int)(rand_r(seed) % 3), earlier_size = (int)(rand_r(seed) % 200);
+    const int earlier = (int)(shelfscan_probe_random(seed) % 3), earlier_size = (int)(shelfscan_probe_random(seed) % 200);
     for (int w = 0; w < 2; w++) {
         output[w].i_vtable = int_vtable;
         output[w].f_vtable = float_vtable;
@@ -899,22 +899,22 @@ static long compare(int trials, unsigned seed) {
         struct stride_map map;
         memset(&map, 0, sizeof map);
         int heights[3], widths[3];
-        map.shape[0] = 1 + rand_r(&seed) % 3;
-        map.shape[1] = 1 + rand_r(&seed) % 40;
-        map.shape[2] = 1 + rand_r(&seed) % 200;
+        map.shape[0] = 1 + shelfscan_probe_random(&seed) % 3;
+        map.shape[1] = 1 + shelfscan_probe_random(&seed) % 40;
+        map.shape[2] = 1 + shelfscan_probe_random(&seed) % 200;
         map.t_increments[2] = 1;
         map.t_increments[1] = map.shape[2];
         map.t_increments[0] = map.shape[1] * map.shape[2];
         for (int b = 0; b < map.shape[0]; b++) {
-            heights[b] = 1 + rand_r(&seed) % (map.shape[1] + 2);
-            widths[b] = 1 + rand_r(&seed) % (map.shape[2] + 2);
+            heights[b] = 1 + shelfscan_probe_random(&seed) % (map.shape[1] + 2);
+            widths[b] = 1 + shelfscan_probe_random(&seed) % (map.shape[2] + 2);
         }
-        if (rand_r(&seed) % 4) map.heights = (struct int_vector){heights, heights + map.shape[0], heights + 3};
-        if (rand_r(&seed) % 4) map.widths = (struct int_vector){widths, widths + map.shape[0], widths + 3};
+        if (shelfscan_probe_random(&seed) % 4) map.heights = (struct int_vector){heights, heights + map.shape[0], heights + 3};
+        if (shelfscan_probe_random(&seed) % 4) map.widths = (struct int_vector){widths, widths + map.shape[0], widths + 3};
         struct stride_index a = {&map, 0, {0, 0, 0}};
-        for (int d = 0; d < dims; d++) a.indices[d] = (int)(rand_r(&seed) % (unsigned)(map.shape[d] + 4)) - 2;
+        for (int d = 0; d < dims; d++) a.indices[d] = (int)(shelfscan_probe_random(&seed) % (unsigned)(map.shape[d] + 4)) - 2;
         // Increment walks from valid positions only.
-        if (rand_r(&seed) % 2)
+        if (shelfscan_probe_random(&seed) % 2)
             for (int d = 0; d < dims; d++) a.indices[d] = a.indices[d] < 0 ? 0 : a.indices[d] > max_index(&a, d) ? max_index(&a, d) : a.indices[d];
         set_t(&a);
         for (int d = 0; d < dims; d++) {
@@ -927,7 +927,7 @@ static long compare(int trials, unsigned seed) {
         set_t(&b);
         real_set_t(&c);
         differ += memcmp(&b, &c, sizeof b) != 0;
-        int offset = (int)(rand_r(&seed) % 7) - 3, dim = (int)(rand_r(&seed) % dims);
+        int offset = (int)(shelfscan_probe_random(&seed) % 7) - 3, dim = (int)(shelfscan_probe_random(&seed) % dims);
         b = a;
         c = a;
         differ += add_offset(&b, offset, dim) != real_add_offset(&c, offset, dim);
