@@ -28,5 +28,9 @@ extern struct Pix *pixScaleAreaMap(struct Pix *pix, float scalex, float scaley);
 extern struct Pix *pixScale(struct Pix *pix, float scalex, float scaley);
 extern struct Pix *pixUnsharpMasking(struct Pix *pix, int halfwidth, float fract);
 extern char *getLeptonicaVersion(void);
+struct Numa;
+extern struct Numa *numaContrastTRC(float factor);
+extern int numaGetIValue(struct Numa *na, int index, int *pival);
+extern void numaDestroy(struct Numa **pna);
 
 #endif

@@ -321,3 +321,59 @@ struct SharedBarcodeCorpusTests {
         }
     }
 }
+
+@Suite("Barcode reading: the contrast remedy done in one go")
+struct ContrastSharpenTests {
+    /// Random grays, in runs, between `low` and `high`.
+    static func gray(_ w: Int, _ h: Int, seed: UInt64, low: UInt8 = 0, high: UInt8 = 255) throws -> PixImage {
+        var state = seed
+        func next() -> UInt8 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+        var pixels: [UInt8] = []
+        var value = low
+        for _ in 0..<(w * h) {
+            if next() < 90 { value = low + UInt8(Int(next()) * (Int(high) - Int(low)) / 255) }
+            pixels.append(value)
+        }
+        return try PixImage(gray: GrayBytes(width: w, height: h, pixels: pixels))
+    }
+
+    /// The executable's result (which must apply) against Leptonica's three calls, pixel by pixel.
+    static func agrees(_ image: PixImage, factor: Double = 0.5, fraction: Double = 0.6) throws -> Bool {
+        let own = try #require(image.ownContrastSharpened(factor: factor, fraction: fraction), "\(image.width)x\(image.height) not done")
+        let library = try image.contrastEnhanced(factor: factor).sharpened(halfWidth: 2, fraction: fraction)
+        return try own.grayBytes().pixels == library.grayBytes().pixels
+    }
+
+    @Test("random grays of every width's padding, dim and bright, at the reader's and other settings: Leptonica's pixels",
+          arguments: [(5, 5), (6, 7), (7, 5), (8, 9), (33, 17), (101, 64), (640, 480)])
+    func randomImages(w: Int, h: Int) throws {
+        #expect(try Self.agrees(Self.gray(w, h, seed: UInt64(w * 7919 + h))))
+        #expect(try Self.agrees(Self.gray(w, h, seed: UInt64(w + h), low: 40, high: 90)))     // dim: stretched
+        #expect(try Self.agrees(Self.gray(w, h, seed: UInt64(w * h), low: 200, high: 255), factor: 1.2, fraction: 0.3))
+        #expect(try Self.agrees(Self.gray(w, h, seed: 3, low: 7, high: 7)))                    // one gray
+    }
+
+    @Test("real pictures (a cover, a barcode, a shelf) in gray: Leptonica's pixels, and the remedy changes them",
+          arguments: ["covers/cover-bonjour-tristesse-blur2.jpg", "barcodes/isbn-gatsby-ean5-blur2.jpg",
+                      "shelves/shelf-2rows-blur1.5.jpg"])
+    func realImages(image: String) throws {
+        let gray = try ImageLoader().load(path: Fixtures.sample(image)).image.grayscale()
+        #expect(try Self.agrees(gray))
+        let own = try #require(gray.ownContrastSharpened())
+        #expect(try own.grayBytes().pixels != gray.grayBytes().pixels)
+    }
+
+    @Test("where it does not apply (under 5x5, all black, colour) it leaves the work to Leptonica")
+    func notApplied() throws {
+        #expect(try Self.gray(4, 9, seed: 1).ownContrastSharpened() == nil)
+        #expect(try Self.gray(9, 4, seed: 1).ownContrastSharpened() == nil)
+        #expect(try Self.gray(9, 9, seed: 1, low: 0, high: 0).ownContrastSharpened() == nil)
+        let colour = try ImageLoader().load(path: Fixtures.sample("covers/cover-dune.jpg")).image
+        #expect(colour.depth == 32 && colour.ownContrastSharpened() == nil)
+        // The reader's remedy still gives a picture there.
+        #expect(try Self.gray(4, 9, seed: 1).contrastSharpened().width == 4)
+    }
+}

@@ -97,4 +97,11 @@ int shelfscan_set_masked_use(int on);
 /// Random masks and pictures through both; how many results differed (-1: not Leptonica 1.82.0).
 long shelfscan_set_masked_compare(int trials, unsigned seed);
 
+/// Leptonica's `pixUnsharpMaskingGray(pixContrastTRC(NULL, pixMaxDynamicRange(pixs,
+/// L_LINEAR_SCALE), contrast), 2, fract)` in one go, pixel for pixel the same (the same float
+/// and double operations, never fused), without the three images and the float image between:
+/// the barcode reader's contrast remedy. NULL where it does not apply (not 8-bit gray, a
+/// colormap, smaller than 5x5, all black, a factor not above 0): the caller runs Leptonica's.
+struct Pix *shelfscan_contrast_sharpen(struct Pix *pixs, float contrast, float fract);
+
 #endif

@@ -163,7 +163,7 @@ public struct BarcodeReader: Sendable {
             ).clamped(width: image.width, height: image.height)
             let (crop, scale) = try BarcodeReader.prepareCrop(image, box, base: base, baseScale: baseScale)
             let views: [Pass] = [
-                Pass(name: "check-contrast", scale: 1, degrees: 0) { try crop.contrastEnhanced().sharpened() },
+                Pass(name: "check-contrast", scale: 1, degrees: 0) { try crop.contrastSharpened() },
                 Pass(name: "check-median", scale: 1, degrees: 0) { try crop.medianFiltered() },
                 // Real codes survive a small change of scale; misreads built on marginal bar
                 // widths often turn into another code.
@@ -364,7 +364,7 @@ public struct BarcodeReader: Sendable {
         // The whole image already failed as it is: restore edges first. Binarising is left out
         // on purpose: on blurred bars the threshold shifts every bar width the same way, which
         // is exactly the error that turns one valid code into another.
-        var list = [pass("contrast") { try crop.contrastEnhanced().sharpened() }]
+        var list = [pass("contrast") { try crop.contrastSharpened() }]
         list.append(pass("direct") { crop })
         return list
     }
@@ -378,7 +378,7 @@ public struct BarcodeReader: Sendable {
             Pass(name: name, scale: scale, degrees: degrees, make: make)
         }
         // Dim, low-contrast and slightly soft photos: stretch the range, steepen mid-tones, sharpen.
-        var list = [pass("contrast") { try base.contrastEnhanced().sharpened() }]
+        var list = [pass("contrast") { try base.contrastSharpened() }]
         // Glare and shadows: binarise against the local mean instead of one global threshold.
         list.append(pass("binarize") { try base.binarized(halfWindow: max(8, side / 40)) })
         // Blur spreads edges over several pixels; shrinking gathers them back.
