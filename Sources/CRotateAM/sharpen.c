@@ -2,7 +2,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include "rotateam.h"
 #include "lept.h"
 
@@ -39,8 +38,9 @@ struct Pix *shelfscan_contrast_sharpen(struct Pix *pixs, float contrast, float f
     // pixContrastTRC: numaContrastTRC's curve, as pixTRCMap reads it (numaGetIArray).
     struct Numa *curve = numaContrastTRC(contrast);
     if (!curve) return NULL;
-    uint8_t lut[256];
-    for (int v = 0; v < 256; v++) {
+    // Grays above the largest never occur (and would scale past 255): left 0.
+    uint8_t lut[256] = {0};
+    for (int v = 0; v <= (int)max; v++) {
         uint8_t stretched = (uint8_t)(factor * (float)v + 0.5);
         int mapped = 0;
         numaGetIValue(curve, stretched, &mapped);
