@@ -1,7 +1,9 @@
 // See include/rotateam.h (shelfscan_contrast_sharpen).
 #include <stddef.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include "rotateam.h"
 #include "lept.h"
 
@@ -13,14 +15,11 @@
 static inline uint8_t get_byte(const uint32_t *line, int x) { return ((const uint8_t *)line)[x ^ 3]; }
 static inline void set_byte(uint32_t *line, int x, uint8_t v) { ((uint8_t *)line)[x ^ 3] = v; }
 
-struct Pix *shelfscan_contrast_sharpen(struct Pix *pixs, float contrast, float fract) {
-    if (!pixs || pixGetDepth(pixs) != 8 || pixGetColormap(pixs) || !(contrast > 0.0f) || !(fract > 0.0f)) return NULL;
-    const int w = pixGetWidth(pixs), h = pixGetHeight(pixs), wpls = pixGetWpl(pixs);
-    if (w < 5 || h < 5) return NULL;
-    const uint32_t *datas = pixGetData(pixs);
-
-    // pixMaxDynamicRange, L_LINEAR_SCALE: the largest byte of every word, a row's padding
-    // included, then each gray scaled by 255 / max.
+// pixMaxDynamicRange (L_LINEAR_SCALE) then pixContrastTRC as one table: false where the
+// picture is all black (Leptonica's scale is then infinite) or the curve cannot be made.
+static bool contrast_table(const uint32_t *datas, int h, int wpls, float contrast, uint8_t lut[256]) {
+    // pixMaxDynamicRange: the largest byte of every word, a row's padding included, then each
+    // gray scaled by 255 / max.
     uint32_t max = 0;
     for (int i = 0; i < h; i++) {
         const uint32_t *line = datas + (size_t)i * (size_t)wpls;
@@ -33,13 +32,13 @@ struct Pix *shelfscan_contrast_sharpen(struct Pix *pixs, float contrast, float f
             if (d > max) max = d;
         }
     }
-    if (max == 0) return NULL;
+    if (max == 0) return false;
     const float factor = (float)(255. / (float)max);
     // pixContrastTRC: numaContrastTRC's curve, as pixTRCMap reads it (numaGetIArray).
     struct Numa *curve = numaContrastTRC(contrast);
-    if (!curve) return NULL;
+    if (!curve) return false;
     // Grays above the largest never occur (and would scale past 255): left 0.
-    uint8_t lut[256] = {0};
+    memset(lut, 0, 256);
     for (int v = 0; v <= (int)max; v++) {
         uint8_t stretched = (uint8_t)(factor * (float)v + 0.5);
         int mapped = 0;
@@ -47,6 +46,22 @@ struct Pix *shelfscan_contrast_sharpen(struct Pix *pixs, float contrast, float f
         lut[v] = (uint8_t)mapped;
     }
     numaDestroy(&curve);
+    return true;
+}
+
+struct Pix *shelfscan_contrast_sharpen(struct Pix *pixs, float contrast, float fract) {
+    if (!pixs || pixGetDepth(pixs) != 8 || pixGetColormap(pixs) || !(contrast >= 0.0f) || !(fract > 0.0f)) return NULL;
+    const int w = pixGetWidth(pixs), h = pixGetHeight(pixs), wpls = pixGetWpl(pixs);
+    if (w < 5 || h < 5) return NULL;
+    const uint32_t *datas = pixGetData(pixs);
+
+    // Contrast 0: the unsharp mask alone (pixUnsharpMaskingGray), each gray as it is.
+    uint8_t lut[256];
+    if (contrast == 0.0f) {
+        for (int v = 0; v < 256; v++) lut[v] = (uint8_t)v;
+    } else if (!contrast_table(datas, h, wpls, contrast, lut)) {
+        return NULL;
+    }
 
     // The contrast image, as plain rows of bytes.
     uint8_t *gray = malloc((size_t)w * (size_t)h);

@@ -322,7 +322,7 @@ struct SharedBarcodeCorpusTests {
     }
 }
 
-@Suite("Barcode reading: the contrast remedy done in one go")
+@Suite("Barcode reading: the contrast remedy done in one go (and the spines' unsharp mask)")
 struct ContrastSharpenTests {
     /// Random grays, in runs, between `low` and `high`.
     static func gray(_ w: Int, _ h: Int, seed: UInt64, low: UInt8 = 0, high: UInt8 = 255) throws -> PixImage {
@@ -343,8 +343,14 @@ struct ContrastSharpenTests {
     /// The executable's result (which must apply) against Leptonica's three calls, pixel by pixel.
     static func agrees(_ image: PixImage, factor: Double = 0.5, fraction: Double = 0.6) throws -> Bool {
         let own = try #require(image.ownContrastSharpened(factor: factor, fraction: fraction), "\(image.width)x\(image.height) not done")
-        let library = try image.contrastEnhanced(factor: factor).sharpened(halfWidth: 2, fraction: fraction)
+        let library = try image.contrastEnhanced(factor: factor).librarySharpened(halfWidth: 2, fraction: fraction)
         return try own.grayBytes().pixels == library.grayBytes().pixels
+    }
+
+    /// The unsharp mask alone (`sharpened`), the executable's against Leptonica's.
+    static func sharpensAlike(_ image: PixImage, fraction: Double) throws -> Bool {
+        let own = try #require(image.ownContrastSharpened(factor: 0, fraction: fraction), "\(image.width)x\(image.height) not done")
+        return try own.grayBytes().pixels == image.librarySharpened(halfWidth: 2, fraction: fraction).grayBytes().pixels
     }
 
     @Test("random grays of every width's padding, dim and bright, at the reader's and other settings: Leptonica's pixels",
@@ -354,6 +360,10 @@ struct ContrastSharpenTests {
         #expect(try Self.agrees(Self.gray(w, h, seed: UInt64(w + h), low: 40, high: 90)))     // dim: stretched
         #expect(try Self.agrees(Self.gray(w, h, seed: UInt64(w * h), low: 200, high: 255), factor: 1.2, fraction: 0.3))
         #expect(try Self.agrees(Self.gray(w, h, seed: 3, low: 7, high: 7)))                    // one gray
+        // The unsharp mask alone, at the spine reader's and the barcode reader's fractions; all black too.
+        #expect(try Self.sharpensAlike(Self.gray(w, h, seed: UInt64(w * 31 + h)), fraction: 0.7))
+        #expect(try Self.sharpensAlike(Self.gray(w, h, seed: UInt64(w + 5 * h), low: 30, high: 120), fraction: 0.6))
+        #expect(try Self.sharpensAlike(Self.gray(w, h, seed: 9, low: 0, high: 0), fraction: 0.7))
     }
 
     @Test("real pictures (a cover, a barcode, a shelf) in gray: Leptonica's pixels, and the remedy changes them",
@@ -362,6 +372,7 @@ struct ContrastSharpenTests {
     func realImages(image: String) throws {
         let gray = try ImageLoader().load(path: Fixtures.sample(image)).image.grayscale()
         #expect(try Self.agrees(gray))
+        #expect(try Self.sharpensAlike(gray, fraction: 0.7))
         let own = try #require(gray.ownContrastSharpened())
         #expect(try own.grayBytes().pixels != gray.grayBytes().pixels)
     }

@@ -100,8 +100,9 @@ long shelfscan_set_masked_compare(int trials, unsigned seed);
 /// Leptonica's `pixUnsharpMaskingGray(pixContrastTRC(NULL, pixMaxDynamicRange(pixs,
 /// L_LINEAR_SCALE), contrast), 2, fract)` in one go, pixel for pixel the same (the same float
 /// and double operations, never fused), without the three images and the float image between:
-/// the barcode reader's contrast remedy. NULL where it does not apply (not 8-bit gray, a
-/// colormap, smaller than 5x5, all black, a factor not above 0): the caller runs Leptonica's.
+/// the barcode reader's contrast remedy. `contrast` 0: `pixUnsharpMaskingGray(pixs, 2, fract)`
+/// alone. NULL where it does not apply (not 8-bit gray, a colormap, smaller than 5x5, all
+/// black with a contrast, a factor below 0): the caller runs Leptonica's.
 struct Pix *shelfscan_contrast_sharpen(struct Pix *pixs, float contrast, float fract);
 
 #endif

@@ -468,17 +468,17 @@ public final class PixImage: @unchecked Sendable {
     /// on a cover's large false barcode region), Leptonica's own where that does not apply.
     public func contrastSharpened(factor: Double = 0.5, fraction: Double = 0.6) throws(ShelfScanError) -> PixImage {
         if Self.ownContrastSharpen, let made = ownContrastSharpened(factor: factor, fraction: fraction) { return made }
-        return try contrastEnhanced(factor: factor).sharpened(halfWidth: 2, fraction: fraction)
+        return try contrastEnhanced(factor: factor).librarySharpened(halfWidth: 2, fraction: fraction)
     }
 
-    /// The executable's `contrastSharpened`, nil where it does not apply (not 8-bit gray, under
-    /// 5x5, all black).
+    /// The executable's `contrastSharpened` (`factor` 0: `sharpened` alone), nil where it does
+    /// not apply (not 8-bit gray, under 5x5, all black with a contrast).
     func ownContrastSharpened(factor: Double = 0.5, fraction: Double = 0.6) -> PixImage? {
         withPix { shelfscan_contrast_sharpen($0, Float(factor), Float(fraction)) }.map { PixImage(owning: $0) }
     }
 
-    /// `SHELFSCAN_CONTRAST_SHARPEN=library`: `contrastSharpened` through Leptonica's three calls
-    /// (for measuring, and the tests' reference).
+    /// `SHELFSCAN_CONTRAST_SHARPEN=library`: `contrastSharpened` through Leptonica's three calls,
+    /// `sharpened` through its one (for measuring).
     static let ownContrastSharpen = ProcessInfo.processInfo.environment["SHELFSCAN_CONTRAST_SHARPEN"] != "library"
 
     /// A tone curve, 8-bit: `gamma` above 1 darkens the mid-tones (thin, faint bars grow), below 1
@@ -582,6 +582,13 @@ public final class PixImage: @unchecked Sendable {
 
     /// Unsharp mask (8-bit): sharpens mild blur.
     public func sharpened(halfWidth: Int = 2, fraction: Double = 0.6) throws(ShelfScanError) -> PixImage {
+        // The executable's own for the usual half width (Leptonica's pixels exactly, `contrastSharpened`).
+        if halfWidth == 2, Self.ownContrastSharpen, let made = ownContrastSharpened(factor: 0, fraction: fraction) { return made }
+        return try librarySharpened(halfWidth: halfWidth, fraction: fraction)
+    }
+
+    /// `sharpened` by Leptonica (`pixUnsharpMaskingGray`) whatever the half width.
+    func librarySharpened(halfWidth: Int = 2, fraction: Double = 0.6) throws(ShelfScanError) -> PixImage {
         try derived("sharpen") { pixUnsharpMaskingGray($0, Int32(halfWidth), Float(fraction)) }
     }
 
