@@ -76,9 +76,8 @@ struct TextStage {
         }
         let whole = TextRegion(layout: .cover, box: BoundingBox(x: 0, y: 0, width: image.width, height: image.height),
                                lean: 0, typicalThickness: 0, row: 0, index: 0)
-        // The whole photo read as a cover, when read already.
-        var wholeRead: (lines: [[ReadLine]], books: [BookEntity], unidentified: [UnidentifiedText])?
-        if mode == .auto, readCoverFirst, let layout, Self.coverLike(layout) {
+        /// The whole photo read as a cover and matched, its time counted.
+        func readWhole() throws(ShelfScanError) -> (lines: [[ReadLine]], books: [BookEntity], unidentified: [UnidentifiedText]) {
             clock = .now
             let lines = try read([whole], in: image).kept
             findings.ocrMilliseconds += clock.millisecondsElapsed
@@ -86,14 +85,26 @@ struct TextStage {
             _ = try matchers.get()
             let (books, unidentified) = match(lines: lines, regions: [whole], coverLike: true)
             findings.matchingMilliseconds += clock.millisecondsElapsed
-            if Self.coverAccounts(for: lines[0], books: books) {
-                findings.books = books
-                findings.unidentified = unidentified
+            if Self.traceLines {
+                let named = Set(books.flatMap { $0.evidence.map(\.box) })
+                for l in lines[0] {
+                    FileHandle.standardError.write(Data("COVER \(Int(l.confidence))\(named.contains(l.box) ? "*" : "") h\(Int(l.textHeight)) q\(l.quarterTurns) \(l.box.x),\(l.box.y) \(l.box.width)x\(l.box.height) \(l.text)\n".utf8))
+                }
+            }
+            return (lines, books, unidentified)
+        }
+        // The whole photo's reading, when read already.
+        var wholeRead: (lines: [[ReadLine]], books: [BookEntity], unidentified: [UnidentifiedText])?
+        if mode == .auto, readCoverFirst, let layout, Self.coverLike(layout) {
+            let read = try readWhole()
+            if Self.coverAccounts(for: read.lines[0], books: read.books) {
+                findings.books = read.books
+                findings.unidentified = read.unidentified
                 findings.regions = [whole]
-                findings.lines = lines[0]
+                findings.lines = read.lines[0]
                 return findings
             }
-            wholeRead = (lines, books, unidentified)
+            wholeRead = read
         }
         if let layout, !layout.regions.isEmpty {
             try readSpines(layout.regions, in: image, into: &findings)
@@ -111,24 +122,7 @@ struct TextStage {
         }
         // A cover, or what auto mode could not read as spines.
         if mode == .cover || (mode == .auto && findings.books.isEmpty) {
-            var lines: [[ReadLine]], books: [BookEntity], unidentified: [UnidentifiedText]
-            if let wholeRead {
-                (lines, books, unidentified) = wholeRead
-            } else {
-                clock = .now
-                lines = try read([whole], in: image).kept
-                findings.ocrMilliseconds += clock.millisecondsElapsed
-                clock = .now
-                _ = try matchers.get()
-                (books, unidentified) = match(lines: lines, regions: [whole], coverLike: true)
-                findings.matchingMilliseconds += clock.millisecondsElapsed
-            }
-            if Self.traceLines {
-                let named = Set(books.flatMap { $0.evidence.map(\.box) })
-                for l in lines[0] {
-                    FileHandle.standardError.write(Data("COVER \(Int(l.confidence))\(named.contains(l.box) ? "*" : "") h\(Int(l.textHeight)) q\(l.quarterTurns) \(l.box.x),\(l.box.y) \(l.box.width)x\(l.box.height) \(l.text)\n".utf8))
-                }
-            }
+            var (lines, books, unidentified) = if let wholeRead { wholeRead } else { try readWhole() }
             // Nothing named: the cover may stand small in a bigger picture (held up, on a table),
             // where Tesseract's page analysis takes its title for a picture and one threshold
             // over the whole photo merges it with its ground (DUNE, dark brown on orange, beside
