@@ -33,4 +33,8 @@ extern struct Numa *numaContrastTRC(float factor);
 extern int numaGetIValue(struct Numa *na, int index, int *pival);
 extern void numaDestroy(struct Numa **pna);
 
+/// Byte `n` of an 8-bit picture's row: Leptonica keeps 32-bit words, most significant byte first.
+static inline uint8_t byte_at(const uint32_t *line, int n) { return (uint8_t)(line[n >> 2] >> (8 * (3 - (n & 3)))); }
+static inline void set_byte(uint32_t *line, int n, uint8_t v) { ((uint8_t *)line)[n ^ 3] = v; }
+
 #endif

@@ -53,10 +53,6 @@ static bool spans(Span *out, int nd, int ns) {
     return true;
 }
 
-static inline uint8_t byte_at(const uint32_t *line, int n) { return (uint8_t)(line[n >> 2] >> (8 * (3 - (n & 3)))); }
-
-static inline void set_byte(uint32_t *line, int n, uint8_t v) { ((uint8_t *)line)[n ^ 3] = v; }
-
 /// Leptonica 1.82's scaleGrayAreaMapLow, the same sums in another order: each destination
 /// pixel's weighted sum of source pixels (weights in 256ths: corners, sides and interior) is
 /// a row weight times a column weight, so the source rows of each destination row are first

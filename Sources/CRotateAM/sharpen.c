@@ -11,10 +11,6 @@
 // never fused.
 #pragma clang fp contract(off)
 
-// Leptonica's byte order within its 32-bit words.
-static inline uint8_t get_byte(const uint32_t *line, int x) { return ((const uint8_t *)line)[x ^ 3]; }
-static inline void set_byte(uint32_t *line, int x, uint8_t v) { ((uint8_t *)line)[x ^ 3] = v; }
-
 // pixMaxDynamicRange (L_LINEAR_SCALE) then pixContrastTRC as one table: false where the
 // picture is all black (Leptonica's scale is then infinite) or the curve cannot be made.
 static bool contrast_table(const uint32_t *datas, int h, int wpls, float contrast, uint8_t lut[256]) {
@@ -78,7 +74,7 @@ struct Pix *shelfscan_contrast_sharpen(struct Pix *pixs, float contrast, float f
     for (int i = 0; i < h; i++) {
         const uint32_t *line = datas + (size_t)i * (size_t)wpls;
         uint8_t *row = gray + (size_t)i * (size_t)w;
-        for (int j = 0; j < w; j++) row[j] = lut[get_byte(line, j)];
+        for (int j = 0; j < w; j++) row[j] = lut[byte_at(line, j)];
         int32_t *sums = across + (size_t)i * (size_t)w;
         for (int j = 2; j < w - 2; j++) sums[j] = row[j - 2] + row[j - 1] + row[j] + row[j + 1] + row[j + 2];
     }
