@@ -324,20 +324,10 @@ struct SharedBarcodeCorpusTests {
 
 @Suite("Barcode reading: the contrast remedy done in one go (and the spines' unsharp mask)")
 struct ContrastSharpenTests {
-    /// Random grays, in runs, between `low` and `high`.
+    /// Random grays, in runs, between `low` and `high` (`SeededBytes.grays`).
     static func gray(_ w: Int, _ h: Int, seed: UInt64, low: UInt8 = 0, high: UInt8 = 255) throws -> PixImage {
-        var state = seed
-        func next() -> UInt8 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return UInt8(truncatingIfNeeded: state >> 56)
-        }
-        var pixels: [UInt8] = []
-        var value = low
-        for _ in 0..<(w * h) {
-            if next() < 90 { value = low + UInt8(Int(next()) * (Int(high) - Int(low)) / 255) }
-            pixels.append(value)
-        }
-        return try PixImage(gray: GrayBytes(width: w, height: h, pixels: pixels))
+        var bytes = SeededBytes(seed: seed)
+        return try PixImage(gray: bytes.grays(width: w, height: h, low: low, high: high))
     }
 
     /// The executable's result (which must apply) against Leptonica's three calls, pixel by pixel.

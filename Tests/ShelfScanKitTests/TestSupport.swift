@@ -152,6 +152,17 @@ struct SeededBytes {
     mutating func next() -> UInt8 { UInt8(truncatingIfNeeded: generator.next()) }
 
     mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in next() } }
+
+    /// A gray picture of grays between `low` and `high`, in runs (a new gray at about one pixel
+    /// in three), so that neighbours are often alike and gradients come small and large.
+    mutating func grays(width: Int, height: Int, low: UInt8 = 0, high: UInt8 = 255) -> GrayBytes {
+        var gray = low
+        let pixels = (0..<width * height).map { _ -> UInt8 in
+            if next() < 90 { gray = low + UInt8(Int(next()) * (Int(high) - Int(low)) / 255) }
+            return gray
+        }
+        return GrayBytes(width: width, height: height, pixels: pixels)
+    }
 }
 
 /// PNG chunks built by hand: length, type, data, CRC over type and data.
