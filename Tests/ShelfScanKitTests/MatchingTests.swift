@@ -189,6 +189,41 @@ struct WordSimilarityTests {
         #expect(memo.count == 0)
     }
 
+    @Test("the credit table keeps what a dictionary keeps: random keys, crowded slots, growth, replacing, emptying")
+    func creditTable() {
+        var random = SplitMix64(state: 41)
+        var table = CreditTable(capacity: 16)
+        var truth: [UInt64: Double] = [:]
+        // Keys as the memo makes them (word id high, unit id low), mostly from few words and
+        // units so that keys repeat, some from the whole range of both ids.
+        func key() -> UInt64 {
+            if random.next() % 4 == 0 { return (random.next() % (1 << 31)) << 32 | random.next() % (1 << 31) }
+            return UInt64(random.next() % 300) << 32 | UInt64(random.next() % 900)
+        }
+        for round in 0..<3 {
+            for _ in 0..<20_000 {
+                let k = key()
+                let v = Double(random.next() % 1000) / 1000
+                table.set(k, v)
+                truth[k] = v
+            }
+            #expect(table.count == truth.count)
+            #expect(table.capacity >= 2 * table.count)
+            for (k, v) in truth { #expect(table.value(k) == v) }
+            for _ in 0..<5_000 {
+                let k = key()
+                #expect(table.value(k) == truth[k])
+            }
+            if round < 2 {
+                let capacity = table.capacity
+                table.removeAll()
+                truth.removeAll()
+                #expect(table.count == 0 && table.capacity == capacity)
+                #expect(table.value(UInt64(1) << 32 | 5) == nil)
+            }
+        }
+    }
+
     @Test("short words must be exact; unrelated words get nothing")
     func shortWords() {
         #expect(WordSimilarity.credit(s("it"), s("is")) == 0)
