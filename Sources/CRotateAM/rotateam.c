@@ -108,13 +108,15 @@ static WIDE void rotate_rows(const uint32_t *datas, int wpls, uint32_t *datad, i
 
 #define NARROW __attribute__((target("avx2")))
 
-static NARROW inline __attribute__((always_inline)) __m256i byte_of_avx2(__m256i words, __m256i n) {
-    const __m256i shift = _mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(3), _mm256_and_si256(n, _mm256_set1_epi32(3))), 3);
-    return _mm256_and_si256(_mm256_srlv_epi32(words, shift), _mm256_set1_epi32(0xff));
-}
-
-// `rotate_rows` with AVX2 alone, 8 output pixels at a time: the same operations.
-static NARROW void rotate_rows_avx2(const uint32_t *datas, int wpls, uint32_t *datad, int wpld, int w, int h, float sina,
+// `rotate_rows` with AVX2 alone, 8 output pixels at a time: the same arithmetic, fetched and
+// weighed otherwise. `plain` is the source with each word's four bytes turned round (pixel x of
+// a row at byte x, `stride` bytes a row, 4 bytes to spare after the last): a pixel and the one
+// to its right are then adjacent bytes, and one 32-bit gather per row brings both (two gathers
+// for 8 pixels, where Leptonica's order, which splits x and x + 1 across words when x % 4 == 3,
+// took four). Each pair is weighed in 16 bits by one multiply-add: (p00, p10) . ((16 - xf)(16 -
+// yf), xf (16 - yf)) + (p01, p11) . ((16 - xf) yf, xf yf), the same integer sum as the
+// library's four products (each weight at most 256, each pixel at most 255).
+static NARROW void rotate_rows_avx2(const uint8_t *plain, int stride, uint32_t *datad, int wpld, int w, int h, float sina,
                                     float cosa, int grayval) {
     const int xcen = w / 2, ycen = h / 2;
     const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -122,10 +124,14 @@ static NARROW void rotate_rows_avx2(const uint32_t *datas, int wpls, uint32_t *d
     const __m256i below_w = _mm256_set1_epi32(w - 1), below_h = _mm256_set1_epi32(h - 1);  // xp <= w - 2: xp < w - 1
     const __m256 vcosa = _mm256_set1_ps(cosa), vsina = _mm256_set1_ps(sina);
     const __m256i gray = _mm256_set1_epi32(grayval & 0xff);
+    const __m256i rows = _mm256_set1_epi32(stride);
+    // A gathered dword's first two bytes as two 16-bit halves (the pixel, then its right neighbour).
+    const __m256i pair = _mm256_setr_epi8(0, -1, 1, -1, 4, -1, 5, -1, 8, -1, 9, -1, 12, -1, 13, -1,
+                                          0, -1, 1, -1, 4, -1, 5, -1, 8, -1, 9, -1, 12, -1, 13, -1);
     // Each dword's low byte, four to a 128-bit lane, each word's four turned round (Leptonica's order).
     const __m256i pick = _mm256_setr_epi8(12, 8, 4, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                                           12, 8, 4, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
-    const int *words = (const int *)datas;
+    const int *base = (const int *)plain;
     for (int i = 0; i < h; i++) {
         const int ydif = ycen - i;
         const __m256 a = _mm256_set1_ps((float)ydif * sina);
@@ -143,20 +149,15 @@ static NARROW void rotate_rows_avx2(const uint32_t *datas, int wpls, uint32_t *d
             __m256i value = gray;
             if (!_mm256_testz_si256(inside, inside)) {
                 const __m256i xf = _mm256_and_si256(xpm, fifteen), yf = _mm256_and_si256(ypm, fifteen);
-                const __m256i row = _mm256_mullo_epi32(yp, _mm256_set1_epi32(wpls));
-                const __m256i next = _mm256_add_epi32(xp, _mm256_set1_epi32(1));
-                const __m256i at0 = _mm256_add_epi32(row, _mm256_srai_epi32(xp, 2));
-                const __m256i at1 = _mm256_add_epi32(row, _mm256_srai_epi32(next, 2));
-                const __m256i below = _mm256_set1_epi32(wpls);
-                const __m256i p00 = byte_of_avx2(_mm256_mask_i32gather_epi32(zero, words, at0, inside, 4), xp);
-                const __m256i p10 = byte_of_avx2(_mm256_mask_i32gather_epi32(zero, words, at1, inside, 4), next);
-                const __m256i p01 = byte_of_avx2(_mm256_mask_i32gather_epi32(zero, words, _mm256_add_epi32(at0, below), inside, 4), xp);
-                const __m256i p11 = byte_of_avx2(_mm256_mask_i32gather_epi32(zero, words, _mm256_add_epi32(at1, below), inside, 4), next);
                 const __m256i rx = _mm256_sub_epi32(sixteen, xf), ry = _mm256_sub_epi32(sixteen, yf);
-                __m256i sum = _mm256_mullo_epi32(_mm256_mullo_epi32(rx, ry), p00);
-                sum = _mm256_add_epi32(sum, _mm256_mullo_epi32(_mm256_mullo_epi32(xf, ry), p10));
-                sum = _mm256_add_epi32(sum, _mm256_mullo_epi32(_mm256_mullo_epi32(rx, yf), p01));
-                sum = _mm256_add_epi32(sum, _mm256_mullo_epi32(_mm256_mullo_epi32(xf, yf), p11));
+                const __m256i at = _mm256_add_epi32(_mm256_mullo_epi32(yp, rows), xp);
+                const __m256i top = _mm256_shuffle_epi8(_mm256_mask_i32gather_epi32(zero, base, at, inside, 1), pair);
+                const __m256i bottom = _mm256_shuffle_epi8(_mm256_mask_i32gather_epi32(zero, base, _mm256_add_epi32(at, rows), inside, 1), pair);
+                // (16 - xf, xf) in each dword's halves, times (16 - yf) and yf in both halves.
+                const __m256i across = _mm256_or_si256(rx, _mm256_slli_epi32(xf, 16));
+                const __m256i upper = _mm256_mullo_epi16(across, _mm256_or_si256(ry, _mm256_slli_epi32(ry, 16)));
+                const __m256i lower = _mm256_mullo_epi16(across, _mm256_or_si256(yf, _mm256_slli_epi32(yf, 16)));
+                __m256i sum = _mm256_add_epi32(_mm256_madd_epi16(top, upper), _mm256_madd_epi16(bottom, lower));
                 sum = _mm256_srli_epi32(_mm256_add_epi32(sum, _mm256_set1_epi32(128)), 8);
                 value = _mm256_blendv_epi8(gray, _mm256_and_si256(sum, _mm256_set1_epi32(0xff)), inside);
             }
@@ -171,6 +172,24 @@ static NARROW void rotate_rows_avx2(const uint32_t *datas, int wpls, uint32_t *d
             }
         }
     }
+}
+
+// The source's rows in pixel order for `rotate_rows_avx2` (each 32-bit word's bytes turned
+// round), with 4 bytes to spare after the last row; NULL when out of memory.
+static NARROW uint8_t *plain_copy(const uint32_t *datas, size_t words) {
+    uint8_t *plain = malloc(words * 4 + 4);
+    if (!plain) return NULL;
+    const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12,
+                                          3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
+    size_t k = 0;
+    for (; k + 8 <= words; k += 8)
+        _mm256_storeu_si256((__m256i *)(plain + 4 * k), _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(datas + k)), swap));
+    for (; k < words; k++) {
+        const uint32_t v = __builtin_bswap32(datas[k]);
+        memcpy(plain + 4 * k, &v, 4);
+    }
+    memset(plain + 4 * words, 0, 4);
+    return plain;
 }
 
 // Which: 2 AVX-512 (F, BW, VL), 1 AVX2, 0 neither (`SHELFSCAN_SIMD=avx2` keeps to AVX2).
@@ -218,8 +237,20 @@ static struct Pix *rotate_width(struct Pix *pixs, float angle, int grayval, int 
     double s, c;
     sincos((double)angle, &s, &c);
     const float sina = (float)(16.0 * s), cosa = (float)(16.0 * c);
-    (with == 2 ? rotate_rows : rotate_rows_avx2)(pixGetData(pixs), pixGetWpl(pixs), pixGetData(pixd), pixGetWpl(pixd),
-                                                  pixGetWidth(pixs), pixGetHeight(pixs), sina, cosa, grayval);
+    const int wpls = pixGetWpl(pixs), h = pixGetHeight(pixs);
+    if (with == 2) {
+        rotate_rows(pixGetData(pixs), wpls, pixGetData(pixd), pixGetWpl(pixd), pixGetWidth(pixs), h, sina, cosa, grayval);
+        return pixd;
+    }
+    // Byte offsets are 32-bit lanes: a picture of 2 GB or more stays the library's.
+    const size_t words = (size_t)wpls * (size_t)h;
+    uint8_t *plain = words * 4 + 4 <= INT32_MAX ? plain_copy(pixGetData(pixs), words) : NULL;
+    if (!plain) {
+        pixDestroy(&pixd);
+        return library_rotate(pixs, angle, grayval);
+    }
+    rotate_rows_avx2(plain, wpls * 4, pixGetData(pixd), pixGetWpl(pixd), pixGetWidth(pixs), h, sina, cosa, grayval);
+    free(plain);
     return pixd;
 #else
     (void)with;
