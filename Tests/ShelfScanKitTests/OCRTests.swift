@@ -89,6 +89,14 @@ struct OCRTests {
         darkest.darkestChannel = true
         #expect(try darkest.prepare(region, in: other).sized !== inverse.sized)
         #expect(try reader.prepare(region, in: other, leastTurn: 0.5).sized !== inverse.sized)
+        // All but the crops of regions still to be read again let go; those stay, and the space
+        // of the others is free again.
+        let movedCrop = try reader.prepare(moved, in: other)
+        reader.keepCrops(of: [moved])
+        #expect(try reader.prepare(moved, in: other).sized === movedCrop.sized)
+        let afresh = try reader.prepare(region, in: other)
+        #expect(afresh.sized !== inverse.sized && same(afresh.sized, inverse.sized))
+        #expect(try reader.prepare(region, in: other).sized === afresh.sized)
         // Let go.
         reader.crops.clear()
         #expect(try reader.prepare(region, in: other).sized !== inverse.sized)
@@ -102,6 +110,11 @@ struct OCRTests {
         small.keep(crop, key(1), of: photo)
         #expect(small.crop(key(0), of: photo)?.sized === crop.sized)
         #expect(small.crop(key(1), of: photo) == nil)
+        // Once the first is let go, the second fits.
+        small.keepOnly([])
+        small.keep(crop, key(1), of: photo)
+        #expect(small.crop(key(0), of: photo) == nil)
+        #expect(small.crop(key(1), of: photo)?.sized === crop.sized)
         // Without a limit set: 24 MB, or a photo's own size decoded where that is more.
         let open = PreparedCrops(limit: nil)
         #expect(open.limit(for: photo) == 24 << 20)

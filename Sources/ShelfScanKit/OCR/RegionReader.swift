@@ -1297,6 +1297,11 @@ public struct RegionReader: Sendable {
         return made
     }
 
+    /// Lets go of every kept crop but those `regions` are read from (`PreparedCrops.keepOnly`).
+    func keepCrops(of regions: [TextRegion]) {
+        crops.keepOnly(Set(regions.map { cropKey($0, leastTurn: 1.5) }))
+    }
+
     private func cropKey(_ region: TextRegion, leastTurn: Double) -> PreparedCrops.Key {
         PreparedCrops.Key(box: region.box, lean: region.lean, band: region.band.map { [$0.lowerBound, $0.upperBound] } ?? [],
                           layout: region.layout, typical: region.typicalThickness, leastTurn: leastTurn,
@@ -1983,6 +1988,21 @@ final class PreparedCrops: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Every crop let go but those of `keys` (the regions the passes will read again); crops
+    /// are still kept from now on.
+    func keepOnly(_ keys: Set<Key>) {
+        lock.lock()
+        defer { lock.unlock() }
+        crops = crops.filter { keys.contains($0.key) }
+        bytes = crops.values.reduce(0) { $0 + Self.size(of: $1) }
+    }
+
+    /// The bytes `crop` holds (its sized picture, and the upright one when that is another).
+    static func size(of crop: RegionReader.Prepared) -> Int {
+        let pictures = crop.upright.map { $0 === crop.sized ? [crop.sized] : [crop.sized, $0] } ?? [crop.sized]
+        return pictures.reduce(0) { $0 + $1.width * $1.height * $1.depth / 8 }
+    }
+
     /// The crop kept for `key` of `image`, if any.
     func crop(_ key: Key, of image: PixImage) -> RegionReader.Prepared? {
         lock.lock()
@@ -2001,7 +2021,7 @@ final class PreparedCrops: @unchecked Sendable {
             crops = [:]
             bytes = 0
         }
-        let size = [crop.sized, crop.upright].compactMap { $0 }.reduce(0) { $0 + $1.width * $1.height * $1.depth / 8 }
+        let size = Self.size(of: crop)
         guard bytes + size <= limit(for: image) else { return }
         bytes += size
         crops[key] = crop

@@ -277,11 +277,13 @@ struct TextStage {
         defer { result = findings }
         let memo = MatchMemo()
         var clock = ContinuousClock.now
-        let everyReading = try read(regions, in: image)
         // The passes below prepare the spines they read again and again: their crops are kept
-        // until the passes end (`PreparedCrops`).
-        reader.crops.keepFromNow()
+        // from the first reading on until the passes end (`PreparedCrops`); once the first
+        // reading is matched, only those of the regions it left unnamed (`keepCrops`).
+        if Self.firstCrops { reader.crops.keepFromNow() }
         defer { reader.crops.clear() }
+        let everyReading = try read(regions, in: image)
+        reader.crops.keepFromNow()
         // Rows of the losing orientation that held a book's words: their regions are spines like the others.
         var regions = regions
         for r in regions.indices where everyReading.hedges.holds(row: regions[r].row) { regions[r].hedge = false }
@@ -398,6 +400,8 @@ struct TextStage {
                     && !lines[r].contains { named.contains($0.box) } && !parts.contains(r)
             }
         }
+        // The first reading's crops of regions it named are let go: the passes read the others.
+        if Self.firstCrops { reader.keepCrops(of: unnamed(Set(regions.map(\.layout)), letterless: true).map { regions[$0] }) }
         /// The unnamed spines with a line read on them (every unnamed spine when `all`).
         func unnamedWithLetters(all: Bool) -> [Int] {
             unnamed([.spine, .lyingSpine]).filter { r in all || lines[r].contains { regions[r].holds($0.box) && (Self.alongCascade || !$0.cutOut) } }
@@ -1028,6 +1032,10 @@ struct TextStage {
 
     /// `SHELFSCAN_OTHER_WAY=off`: a spine's ink read both ways keeps its first choice of way.
     static let otherWayReading = ProcessInfo.processInfo.environment["SHELFSCAN_OTHER_WAY"] != "off"
+
+    /// `SHELFSCAN_FIRST_CROPS=off`: the first reading's crops are not kept for the passes (made
+    /// again by the first pass that reads the region, as before the fifty-second session).
+    static let firstCrops = ProcessInfo.processInfo.environment["SHELFSCAN_FIRST_CROPS"] != "off"
 
     /// `SHELFSCAN_USUAL=off`: lines read both ways over the same ink are chosen by confidence alone.
     static let usualBonus = ProcessInfo.processInfo.environment["SHELFSCAN_USUAL"] != "off"
