@@ -17,6 +17,19 @@
 /// the library's runs otherwise, or with `SHELFSCAN_ROTATE_AM=off`. Its first 8 rotations are
 /// computed both ways and compared; one difference hands every later one to the library.
 
+struct Pix;
+
+/// Leptonica's `pixRotate(pixs, angle, L_ROTATE_AREA_MAP, L_BRING_IN_WHITE, w, h)` (the
+/// picture on a white canvas that holds any turn of it, turned by area mapping): for an 8-bit
+/// picture without colormap, where the rotations above run here with AVX2 alone, the canvas is
+/// made directly in the order the AVX2 turn reads (pixel x of a row at byte x) instead of as a
+/// Leptonica picture (`pixEmbedForRotation`: made, whitened, the picture copied in) that the
+/// turn then copies again: the same size, pixels, resolution and text. Everything else, and
+/// turns under 0.01 radian, is `pixRotate`'s. Its first 8 results are computed both ways and
+/// compared (counted with the rotations' self-checks); one difference hands every later turn
+/// to the library.
+struct Pix *shelfscan_rotate_white(struct Pix *pixs, float angle);
+
 /// 0 before the first rotation decided, 1 when rotations run here, 2 when in the library.
 int shelfscan_rotate_am_state(void);
 

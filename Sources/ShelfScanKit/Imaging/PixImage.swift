@@ -429,8 +429,7 @@ public final class PixImage: @unchecked Sendable {
     /// and growing the canvas so nothing is cut off.
     public func rotated(degrees: Double) throws(ShelfScanError) -> PixImage {
         let radians = Float(degrees * Double.pi / 180)
-        let (w, h) = (Int32(width), Int32(height))
-        return try derived("rotate") { pixRotate($0, radians, Int32(L_ROTATE_AREA_MAP), Int32(L_BRING_IN_WHITE), w, h) }
+        return try derived("rotate") { shelfscan_rotate_white($0, radians) }
     }
 
     /// With a border of `pixels` on every side, white (or `gray` for 8-bit images).
