@@ -1036,3 +1036,48 @@ struct MatchTextFastPathTests {
         #expect(fields > 100_000)
     }
 }
+
+@Suite("Match memo")
+struct MatchMemoTests {
+    /// A memo that counts its computations, each answering a book named after its count.
+    final class Counter: @unchecked Sendable {
+        var count = 0
+        func compute() -> [BookMatch] {
+            count += 1
+            return [BookMatch(book: Book(title: "Book \(count)"), score: 0.9, titleScore: 1, authorScore: nil, matchedText: "")]
+        }
+    }
+
+    @Test("a run is worked out once for its exact text, confidences, heights, word confidences and shape; any difference is another run")
+    func keys() {
+        let memo = MatchMemo()
+        let counter = Counter()
+        func run(text: String = "THE SHINING", confidence: Double = 91.5, height: Double = 22, words: [Double]? = [90, 93],
+                 reread: Bool = false) -> RegionText {
+            RegionText(lines: [TextLine(text: "STEPHEN KING", confidence: 88, height: 30),
+                               TextLine(text: text, confidence: confidence, height: height, wordConfidences: words, reread: reread)])
+        }
+        let first = memo.matches(for: run()) { counter.compute() }
+        #expect(counter.count == 1)
+        #expect(memo.matches(for: run()) { counter.compute() }.first?.book.title == first.first?.book.title)
+        #expect(counter.count == 1)
+        // Each of these is another run: worked out anew.
+        let others: [RegionText] = [
+            run(text: "THE SHINlNG"), run(confidence: 91.500000000001), run(height: 22.5), run(words: [90, 93.25]),
+            run(words: nil), run(words: []), run(reread: true),
+            RegionText(lines: Array(run().lines.reversed())), RegionText(lines: [run().lines[1]]),
+        ]
+        for (i, other) in others.enumerated() {
+            _ = memo.matches(for: other) { counter.compute() }
+            #expect(counter.count == 2 + i)
+        }
+        // `kept` keeps apart from `matches`, and by shape.
+        _ = memo.kept(for: run(), shape: ["1", "up"]) { counter.compute() }
+        _ = memo.kept(for: run(), shape: ["1", "up"]) { counter.compute() }
+        #expect(counter.count == 2 + others.count)
+        _ = memo.kept(for: run(), shape: ["3", "up"]) { counter.compute() }
+        _ = memo.kept(for: run(), shape: []) { counter.compute() }
+        #expect(counter.count == 4 + others.count)
+        #expect(memo.counts.asked == 4 && memo.counts.computed == 3)
+    }
+}

@@ -1797,23 +1797,39 @@ extension Double {
 /// `@unchecked Sendable`: every access to `known` is under `lock`.
 final class MatchMemo: @unchecked Sendable {
     private let lock = NSLock()
-    private var known: [String: [BookMatch]] = [:]
+    private var known: [Key: [BookMatch]] = [:]
+
+    /// A run's text, each number by its bits (formatting them as text, as the key was until the
+    /// fifty-second session, cost more than the lookup: 0.85% of `gardening`'s CPU), and for
+    /// `kept` its shape.
+    struct Key: Hashable {
+        struct Line: Hashable {
+            let text: String
+            let confidence: UInt64
+            let height: UInt64
+            let words: [UInt64]?
+            let reread: Bool
+        }
+        let lines: [Line]
+        let shape: [String]?
+
+        init(_ text: RegionText, shape: [String]? = nil) {
+            lines = text.lines.map { line in
+                Line(text: line.text, confidence: line.confidence.bitPattern, height: line.height.bitPattern,
+                     words: line.wordConfidences?.map(\.bitPattern), reread: line.reread)
+            }
+            self.shape = shape
+        }
+    }
 
     func matches(for text: RegionText, _ compute: () -> [BookMatch]) -> [BookMatch] {
-        remembered(Self.key(text), counted: false, compute)
+        remembered(Key(text), counted: false, compute)
     }
 
     /// What `TextStage.match` keeps of a run's matches, by its text and `shape` (each line's
-    /// way, cut out or not, on a standing spine or not); apart from `matches`' keys by the
-    /// control character between (read text holds none).
+    /// way, cut out or not, on a standing spine or not); apart from `matches`' keys.
     func kept(for text: RegionText, shape: [String], _ compute: () -> [BookMatch]) -> [BookMatch] {
-        remembered(Self.key(text) + "\u{3}" + shape.joined(separator: "\u{2}"), counted: true, compute)
-    }
-
-    private static func key(_ text: RegionText) -> String {
-        text.lines.map { line in
-            "\(line.text)\u{1}\(line.confidence)\u{1}\(line.height)\u{1}\(line.wordConfidences ?? [])\u{1}\(line.reread)"
-        }.joined(separator: "\u{2}")
+        remembered(Key(text, shape: shape), counted: true, compute)
     }
 
     /// How many runs `kept` was asked for and how many of them it worked out (for the trace).
@@ -1825,7 +1841,7 @@ final class MatchMemo: @unchecked Sendable {
     private var asked = 0
     private var computed = 0
 
-    private func remembered(_ key: String, counted: Bool, _ compute: () -> [BookMatch]) -> [BookMatch] {
+    private func remembered(_ key: Key, counted: Bool, _ compute: () -> [BookMatch]) -> [BookMatch] {
         lock.lock()
         if counted { asked += 1 }
         if let hit = known[key] { lock.unlock(); return hit }
