@@ -174,20 +174,26 @@ static NARROW void rotate_rows_avx2(const uint8_t *plain, int stride, uint32_t *
     }
 }
 
-// The source's rows in pixel order for `rotate_rows_avx2` (each 32-bit word's bytes turned
-// round), with 4 bytes to spare after the last row; NULL when out of memory.
-static NARROW uint8_t *plain_copy(const uint32_t *datas, size_t words) {
-    uint8_t *plain = malloc(words * 4 + 4);
-    if (!plain) return NULL;
+// `words` 32-bit words of Leptonica's 8-bit pixels written to `to` in pixel order (each word's
+// four bytes turned round), 8 words at a time.
+static NARROW void swap_words(const uint32_t *from, size_t words, uint8_t *to) {
     const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12,
                                           3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
     size_t k = 0;
     for (; k + 8 <= words; k += 8)
-        _mm256_storeu_si256((__m256i *)(plain + 4 * k), _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(datas + k)), swap));
+        _mm256_storeu_si256((__m256i *)(to + 4 * k), _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(from + k)), swap));
     for (; k < words; k++) {
-        const uint32_t v = __builtin_bswap32(datas[k]);
-        memcpy(plain + 4 * k, &v, 4);
+        const uint32_t v = __builtin_bswap32(from[k]);
+        memcpy(to + 4 * k, &v, 4);
     }
+}
+
+// The source's rows in pixel order for `rotate_rows_avx2`, with 4 bytes to spare after the
+// last row; NULL when out of memory.
+static NARROW uint8_t *plain_copy(const uint32_t *datas, size_t words) {
+    uint8_t *plain = malloc(words * 4 + 4);
+    if (!plain) return NULL;
+    swap_words(datas, words, plain);
     memset(plain + 4 * words, 0, 4);
     return plain;
 }
@@ -329,20 +335,13 @@ static NARROW struct Pix *rotate_embedded(struct Pix *pixs, float angle) {
         return NULL;
     }
     memset(plain, 255, (size_t)stride * (size_t)hnew + 4);
-    const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12,
-                                          3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
     const uint32_t *datas = pixGetData(pixs);
     const int wpls = pixGetWpl(pixs), whole = w / 4;  // words of four pixels of the row's own
     for (int y = 0; y < h; y++) {
         const uint32_t *line = datas + (size_t)y * (size_t)wpls;
         uint8_t *to = plain + (size_t)(y + yoff) * (size_t)stride + xoff;
-        int k = 0;
-        for (; k + 8 <= whole; k += 8)
-            _mm256_storeu_si256((__m256i *)(to + 4 * k), _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(line + k)), swap));
-        for (; k < whole; k++) {
-            const uint32_t v = __builtin_bswap32(line[k]);
-            memcpy(to + 4 * k, &v, 4);
-        }
+        swap_words(line, (size_t)whole, to);
+        // The last word's pixels of the row alone: its padding stays the canvas's white.
         for (int x = 4 * whole; x < w; x++) to[x] = byte_at(line, x);
     }
     double s, c;
