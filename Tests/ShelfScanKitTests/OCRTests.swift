@@ -356,11 +356,15 @@ struct OCRTests {
         #expect(ours.json == theirs.json)
     }
 
-    @Test("Tesseract's int8 products: the executable's AVX-512 VNNI kernel agrees with the library's bit for bit")
+    @Test("Tesseract's int8 products: the executable's kernels (AVX-512 VNNI, AVX2) agree with the library's bit for bit")
     func intMatrixProducts() throws {
         _ = try TesseractEngine(tessdata: Fixtures.models)
+        // The AVX2 kernel wherever it can run, also on machines that get the VNNI one.
+        if let avx2 = TesseractEngine.intMatrixAVX2Disagreements(trials: 5_000, seed: 12) {
+            #expect(avx2 == 0)
+        }
         guard let disagreements = TesseractEngine.intMatrixDisagreements(trials: 5_000, seed: 11) else {
-            // No AVX-512 VNNI here, or another libtesseract: the library's kernel runs.
+            // No AVX2 here, or another libtesseract: the library's kernel runs.
             #expect(TesseractEngine.intMatrix == .library)
             return
         }
@@ -528,10 +532,10 @@ struct OCRTests {
         #expect(ours.status == 0 && theirs.status == 0, "\(ours.stderr) \(theirs.stderr)")
         #expect(ours.stdout.contains("Pride and Prejudice"), "read: \(ours.stdout.prefix(500))")
         #expect(ours.stdout == theirs.stdout)
-        // The LSTM steps' AVX2 versions (what a processor without AVX-512 runs), and every
-        // piece of the executable's arithmetic off: the same lines again.
+        // The int8 kernel's and the LSTM steps' AVX2 versions (what a processor without AVX-512
+        // runs), and every piece of the executable's arithmetic off: the same lines again.
         let narrow = try await CLI.run(["ocr", "--tessdata", Fixtures.models, "--rotate", "270", shelf],
-                                       environment: ["SHELFSCAN_SIMD": "avx2", "SHELFSCAN_INT_MATRIX": "off"], in: dir)
+                                       environment: ["SHELFSCAN_SIMD": "avx2"], in: dir)
         let library = try await CLI.run(["ocr", "--tessdata", Fixtures.models, "--rotate", "270", shelf],
                                         environment: ["SHELFSCAN_INT_MATRIX": "off", "SHELFSCAN_LSTM_GATES": "off",
                                                       "SHELFSCAN_LSTM_STEPS": "off", "SHELFSCAN_ROTATE_AM": "off"], in: dir)

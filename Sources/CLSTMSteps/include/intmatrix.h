@@ -5,21 +5,27 @@
 #include <stdint.h>
 
 /// Tesseract's int8 matrix-vector product (`IntSimdMatrix`: every LSTM gate and fully connected
-/// layer of an integer model, each time step), 64 products per instruction with AVX-512 VNNI
-/// (`vpdpbusd`) where the processor has it, instead of the library's AVX2 kernel (32 products
-/// per four instructions; 14% of a shelf photo's CPU). Same sums, exact in 32 bits either way,
-/// the same float arithmetic after them: the same readings. `vpdpbusd` multiplies unsigned bytes
-/// by signed ones: the inputs go in plus 128 and 128 times each output's weight sum comes off
-/// after, the sums kept after the laid-out weights by the executable's `IntSimdMatrix::Init`
-/// (libtesseract calls it for every matrix as a model loads; the library's own lays out the
-/// weights, then the sums are appended for this kernel only).
+/// layer of an integer model, each time step), by the executable's kernel instead of the
+/// library's AVX2 one (32 products per five instructions; a fifth of a shelf photo's CPU):
+/// - with AVX-512 VNNI, 64 products per instruction (`vpdpbusd`). It multiplies unsigned bytes
+///   by signed ones: the inputs go in plus 128 and 128 times each output's weight sum comes off
+///   after, the sums kept after the laid-out weights by the executable's `IntSimdMatrix::Init`
+///   (libtesseract calls it for every matrix as a model loads; the library's own lays out the
+///   weights, then the sums are appended for this kernel only);
+/// - with AVX2 alone, on the library's own layout and with its instructions, but each group of
+///   inputs broadcast from memory and a matrix's last sets of outputs walked together (48
+///   outputs in one walk of the inputs, not two): about a fifth less time; a small matrix's
+///   products over a whole line at once (`shelfscan_int_matrix_dot_steps`).
+/// Same sums, exact in 32 bits either way, the same float arithmetic after them: the same
+/// readings.
 ///
 /// libtesseract picks its kernel through a public pointer (`IntSimdMatrix::intSimdMatrix`), read
-/// when a model loads (its weights are laid out for the kernel: here 16 outputs per register
-/// instead of 8) and at every product; `shelfscan_int_matrix_install` points it at this one
-/// before the first model loads. Only with the libtesseract whose layout was checked
-/// (`TessVersion()` 5.3.0, Debian 12's, which chose its AVX2 kernel), on a processor and
-/// system with AVX-512 F, BW and VNNI, and where a probe through the library's own weight
+/// when a model loads (its weights are laid out for the kernel: for VNNI 16 outputs per register
+/// instead of 8) and at every product; `shelfscan_int_matrix_install` points it at the
+/// executable's before the first model loads. Only with the libtesseract whose layout was
+/// checked (`TessVersion()` 5.3.0, Debian 12's, which chose its AVX2 kernel), on a processor and
+/// system with AVX-512 F, BW and VNNI (the VNNI kernel; `SHELFSCAN_SIMD=avx2` takes the AVX2 one
+/// there) or with AVX2 (the AVX2 kernel), and where a probe through the library's own weight
 /// layout and kernel agrees bit for bit; otherwise, or with `SHELFSCAN_INT_MATRIX=off`, the
 /// library's kernel stays.
 
@@ -38,15 +44,22 @@ bool shelfscan_int_matrix_dot4(const void *const matrices[4], const int8_t *u, f
 
 /// A matrix of up to 16 outputs (`matrix`: a `WeightMatrix` laid out for this kernel) times the
 /// inputs of `steps` time steps (rows `stride` bytes apart, from `u`), into `v`, 16 floats per
-/// step: where this kernel is installed; false, nothing written, otherwise. Per step the same
+/// step: where either kernel is installed; false, nothing written, otherwise. Per step the same
 /// outputs as the product of that step alone.
 bool shelfscan_int_matrix_dot_steps(const void *matrix, const int8_t *u, long stride, int steps, float *v);
 
 /// Runs `trials` random products (up to 300 outputs of up to 600 inputs, weights and inputs in
 /// -127...127, the library's `Init` laying out the weights for each kernel) through this kernel
 /// and the library's AVX2 one, and as many sets of four products of 33-96 outputs through the
-/// four-at-once product and this kernel one by one, and returns how many differed in any output
-/// bit or wrote outside their outputs; -1 where this kernel cannot run (no AVX-512 VNNI, another libtesseract).
+/// four-at-once product and this kernel one by one (VNNI), and as many products of up to 16
+/// outputs over up to 30 steps through `shelfscan_int_matrix_dot_steps`'s code and step by step,
+/// and returns how many differed in any output bit or wrote outside their outputs; -1 where
+/// neither kernel can run (no AVX2, another libtesseract). The kernel is the one this processor
+/// gets (see above).
 long shelfscan_int_matrix_compare(int trials, unsigned seed);
+
+/// The same for the AVX2 kernel, whatever this processor would get (-1 without AVX2 or with
+/// another libtesseract): on an AVX-512 machine, the kernel AVX2-only machines run.
+long shelfscan_int_matrix_compare_avx2(int trials, unsigned seed);
 
 #endif

@@ -270,17 +270,25 @@ public final class TesseractEngine: @unchecked Sendable {
     }
 
     /// Who multiplies Tesseract's int8 weights by each time step's inputs: the executable's
-    /// AVX-512 VNNI kernel (`.own`, `CLSTMSteps/intmatrix.c`: the same sums and readings, 64
-    /// products per instruction), or the library's own (`.library`: no AVX-512 VNNI, another
-    /// libtesseract than 5.3.0, a probe that disagreed, or `SHELFSCAN_INT_MATRIX=off`); chosen
-    /// once, when the first engine is made, before any model is laid out for it (`.undecided`
-    /// before that).
+    /// kernel (`.own`, `CLSTMSteps/intmatrix.c`: the same sums and readings; AVX-512 VNNI, 64
+    /// products per instruction, where the processor has it, else AVX2 on the library's own
+    /// weight layout, about a fifth faster than the library's), or the library's own
+    /// (`.library`: no AVX2, another libtesseract than 5.3.0, a probe that disagreed, or
+    /// `SHELFSCAN_INT_MATRIX=off`); chosen once, when the first engine is made, before any model
+    /// is laid out for it (`.undecided` before that).
     public static var intMatrix: OwnOrLibrary { OwnOrLibrary(state: shelfscan_int_matrix_state()) }
 
     /// How many of `trials` random products the executable's and the library's int8 kernels
     /// disagree on (nil where the executable's cannot run here).
     public static func intMatrixDisagreements(trials: Int, seed: UInt32) -> Int? {
         let n = shelfscan_int_matrix_compare(Int32(trials), seed)
+        return n < 0 ? nil : n
+    }
+
+    /// The same for the executable's AVX2 kernel, whichever this processor runs (nil without
+    /// AVX2 or with another libtesseract).
+    public static func intMatrixAVX2Disagreements(trials: Int, seed: UInt32) -> Int? {
+        let n = shelfscan_int_matrix_compare_avx2(Int32(trials), seed)
         return n < 0 ? nil : n
     }
 
