@@ -519,6 +519,26 @@ struct OCRTests {
         }
     }
 
+    /// In a child process each (Tesseract holds the setting for the whole process): the same
+    /// lines, confidences and boxes with the rows' fixed-pitch analysis skipped and measured.
+    @Test("rows taken for proportional text without measuring their pitch: the same lines as with the analysis",
+          .enabled(if: CLI.available, "shelfscan executable not found beside the test bundle or in .build-tests/.build"))
+    func pitchAnalysis() async throws {
+        let engine = try TesseractEngine(tessdata: Fixtures.models)
+        #expect(engine.readsWithLSTMAlone)
+        #expect(engine.pitchAnalysisSkipped == TesseractEngine.skipsPitchAnalysis)
+        let dir = try TemporaryDirectory()
+        for (photo, rotation) in [("shelves/shelf-1row-english-ttb.jpg", "270"), ("shelves/shelf-1row-mixed.jpg", "90"),
+                                  ("covers/cover-dune.jpg", "0")] {
+            let arguments = ["ocr", "--tessdata", Fixtures.models, "--rotate", rotation, Fixtures.sample(photo)]
+            let skipped = try await CLI.run(arguments, environment: ["SHELFSCAN_PITCH": "skip"], in: dir)
+            let measured = try await CLI.run(arguments, environment: ["SHELFSCAN_PITCH": "measure"], in: dir)
+            #expect(skipped.status == 0 && measured.status == 0, "\(skipped.stderr) \(measured.stderr)")
+            #expect(skipped.stdout.count > 100, "\(photo): \(skipped.stdout)")
+            #expect(skipped.stdout == measured.stdout, "\(photo)")
+        }
+    }
+
     /// In a child process each (the kernel is chosen once, before any model loads): the same
     /// lines, confidences and boxes with either kernel.
     @Test("a reading with the executable's int8 kernel and LSTM steps (AVX-512 or AVX2) and with the library's: the same lines",
