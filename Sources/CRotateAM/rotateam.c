@@ -132,6 +132,7 @@ static NARROW void rotate_rows_avx2(const uint8_t *plain, int stride, uint32_t *
     const __m256i pick = _mm256_setr_epi8(12, 8, 4, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                                           12, 8, 4, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
     const int *base = (const int *)plain;
+    const size_t end = (size_t)stride * (size_t)h + 4;  // the copy's bytes
     for (int i = 0; i < h; i++) {
         const int ydif = ycen - i;
         const __m256 a = _mm256_set1_ps((float)ydif * sina);
@@ -150,9 +151,40 @@ static NARROW void rotate_rows_avx2(const uint8_t *plain, int stride, uint32_t *
             if (!_mm256_testz_si256(inside, inside)) {
                 const __m256i xf = _mm256_and_si256(xpm, fifteen), yf = _mm256_and_si256(ypm, fifteen);
                 const __m256i rx = _mm256_sub_epi32(sixteen, xf), ry = _mm256_sub_epi32(sixteen, yf);
-                const __m256i at = _mm256_add_epi32(_mm256_mullo_epi32(yp, rows), xp);
-                const __m256i top = _mm256_shuffle_epi8(_mm256_mask_i32gather_epi32(zero, base, at, inside, 1), pair);
-                const __m256i bottom = _mm256_shuffle_epi8(_mm256_mask_i32gather_epi32(zero, base, _mm256_add_epi32(at, rows), inside, 1), pair);
+                __m256i top, bottom;
+                // A slight turn (a leaning spine's): the 8 pixels' sources lie in three rows at
+                // most and within 16 bytes of the first row's window. Both coordinates are
+                // monotonic along the row (a linear function, rounded and truncated), so the
+                // first and last lanes bound them. Then the four rows' 16-byte windows (the
+                // pixels' rows and the one below the last) are loaded once and each pixel and its
+                // right neighbour picked out of the row it needs: the same bytes the gathers
+                // would bring. On `chris1`, 99% of the turn's groups of 8 (their sources span 1
+                // row in 3%, 2 in 47%, 3 in 50%).
+                const int x_first = _mm256_cvtsi256_si32(xp), x_last = _mm256_extract_epi32(xp, 7);
+                const int y_first = _mm256_cvtsi256_si32(yp), y_last = _mm256_extract_epi32(yp, 7);
+                const int x0 = x_first < x_last ? x_first : x_last, y0 = y_first < y_last ? y_first : y_last;
+                const int x_span = x_first < x_last ? x_last - x_first : x_first - x_last;
+                const int y_span = y_first < y_last ? y_last - y_first : y_first - y_last;
+                if (_mm256_movemask_epi8(inside) == -1 && x_span <= 14 && y_span <= 2
+                    && (size_t)(y0 + 3) * (size_t)stride + (size_t)x0 + 16 <= end) {
+                    const uint8_t *window = plain + (size_t)y0 * (size_t)stride + (size_t)x0;
+                    // Each dword's control: the pixel's byte, nothing, its neighbour's, nothing.
+                    const __m256i d = _mm256_sub_epi32(xp, _mm256_set1_epi32(x0));
+                    const __m256i control = _mm256_add_epi32(_mm256_add_epi32(d, _mm256_slli_epi32(d, 16)), _mm256_set1_epi32(0x80018000));
+                    __m256i picked[4];
+                    for (int r = 0; r < 4; r++)
+                        picked[r] = _mm256_shuffle_epi8(
+                            _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(window + (size_t)r * (size_t)stride))),
+                            control);
+                    const __m256i second = _mm256_cmpgt_epi32(yp, _mm256_set1_epi32(y0));
+                    const __m256i third = _mm256_cmpgt_epi32(yp, _mm256_set1_epi32(y0 + 1));
+                    top = _mm256_blendv_epi8(_mm256_blendv_epi8(picked[0], picked[1], second), picked[2], third);
+                    bottom = _mm256_blendv_epi8(_mm256_blendv_epi8(picked[1], picked[2], second), picked[3], third);
+                } else {
+                    const __m256i at = _mm256_add_epi32(_mm256_mullo_epi32(yp, rows), xp);
+                    top = _mm256_shuffle_epi8(_mm256_mask_i32gather_epi32(zero, base, at, inside, 1), pair);
+                    bottom = _mm256_shuffle_epi8(_mm256_mask_i32gather_epi32(zero, base, _mm256_add_epi32(at, rows), inside, 1), pair);
+                }
                 // (16 - xf, xf) in each dword's halves, times (16 - yf) and yf in both halves.
                 const __m256i across = _mm256_or_si256(rx, _mm256_slli_epi32(xf, 16));
                 const __m256i upper = _mm256_mullo_epi16(across, _mm256_or_si256(ry, _mm256_slli_epi32(ry, 16)));
@@ -161,14 +193,17 @@ static NARROW void rotate_rows_avx2(const uint8_t *plain, int stride, uint32_t *
                 sum = _mm256_srli_epi32(_mm256_add_epi32(sum, _mm256_set1_epi32(128)), 8);
                 value = _mm256_blendv_epi8(gray, _mm256_and_si256(sum, _mm256_set1_epi32(0xff)), inside);
             }
+            // The two lanes' four bytes joined by one permutation and stored as 8 bytes (the
+            // compiler made two dword extracts into eight byte extracts and shifts).
             const __m256i packed = _mm256_shuffle_epi8(value, pick);
-            uint32_t out[2] = {(uint32_t)_mm256_extract_epi32(packed, 0), (uint32_t)_mm256_extract_epi32(packed, 4)};
+            const __m128i joined = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0)));
             if (j + 8 <= w) {
-                memcpy(lined + j, out, 8);
+                _mm_storel_epi64((__m128i *)(void *)(lined + j), joined);
             } else {
-                const uint8_t *bytes = (const uint8_t *)out;
+                uint8_t out[16];
+                _mm_storeu_si128((__m128i *)(void *)out, joined);
                 for (int k = 0; k < 8; k++)
-                    if (j + (k ^ 3) < w) lined[j + k] = bytes[k];
+                    if (j + (k ^ 3) < w) lined[j + k] = out[k];
             }
         }
     }
