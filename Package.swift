@@ -10,7 +10,8 @@ import PackageDescription
 // MaxpoolTimeStep, and Convolve::Forward and Maxpool::Forward (the LSTM's smallest steps), and FullyConnected's
 // ForwardTimeStep and Forward (its tanh and logistic layers, lstmgates.c) and IntSimdMatrix::Init
 // (the int8 kernel's weight sums, intmatrix.c), and CRotateAM's
-// pixRotateAMGray (Leptonica's rotation of gray pictures), pixSetMasked and pixDistanceFunction, and CPageSteps's tesseract::HistogramRect
+// pixRotateAMGray (Leptonica's rotation of gray pictures), pixSauvolaBinarizeTiled (Tesseract's local threshold),
+// pixSetMasked and pixDistanceFunction, and CPageSteps's tesseract::HistogramRect
 // and ImageThresholder::ThresholdRectToPix (the threshold of each picture read) and
 // UnicharAmbigs::LoadUniversal (the legacy engine's ambiguity table, skipped in LSTM-only loads),
 // SetBlobStrokeWidth and TO_BLOCK::ComputeEdgeOffsets (skipped where nothing reads them) and
@@ -24,7 +25,7 @@ let interposed = LinkerSetting.unsafeFlags(
      "_ZN9tesseract9NetworkIO17WriteTimeStepPartEiiiPKf", "_ZN9tesseract9NetworkIO15MaxpoolTimeStepEiRKS0_iPi",
      "_ZN9tesseract8Convolve7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_",
      "_ZN9tesseract7Maxpool7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_",
-     "_ZN9tesseract14FullyConnected15ForwardTimeStepEiPf", "pixRotateAMGray",
+     "_ZN9tesseract14FullyConnected15ForwardTimeStepEiPf", "pixRotateAMGray", "pixSauvolaBinarizeTiled",
      "_ZN9tesseract14FullyConnected7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_", "pixSetMasked", "pixDistanceFunction",
      "_ZN9tesseract4LSTM7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_",
      "_ZN9tesseract13HistogramRectENS_5ImageEiiiiiPi",

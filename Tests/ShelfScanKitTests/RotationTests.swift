@@ -124,3 +124,29 @@ struct MaskedSettingTests {
         #expect(ours == theirs)
     }
 }
+
+@Suite("Tesseract's local threshold")
+struct TesseractSauvolaTests {
+    @Test("the executable's pixSauvolaBinarizeTiled gives Leptonica's thresholds and bits, tiled or not; a locally thresholded reading checks itself against it")
+    func sameAsLeptonica() throws {
+        guard let disagreements = PixImage.tesseractSauvolaDisagreements(trials: 300, seed: 4) else {
+            // No AVX2, or another Leptonica: its own runs.
+            #expect(PixImage.tesseractSauvola == .library)
+            return
+        }
+        #expect(disagreements == 0)
+        #expect(PixImage.tesseractSauvola == (ProcessInfo.processInfo.environment["SHELFSCAN_TESSERACT_SAUVOLA"] == "library" ? .library : .own))
+        // A reading with Tesseract's local threshold: its first pictures are thresholded both
+        // ways and compared (the self-check), none differing; the reading reads.
+        let engine = try TesseractEngine(tessdata: Fixtures.models)
+        let shelf = try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-english-ttb.jpg")).image
+            .grayscale().rotated(quarterTurns: 3)
+        let page = try engine.recognize(shelf, layout: .block, thresholding: .local)
+        #expect(OCRSample.text(page).contains("Pride"), "read: \(OCRSample.text(page))")
+        let checks = PixImage.tesseractSauvolaChecks
+        if PixImage.tesseractSauvola == .own || checks.differed > 0 {
+            #expect(checks.checked > 0)
+            #expect(checks.differed == 0)
+        }
+    }
+}

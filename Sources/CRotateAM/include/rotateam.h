@@ -95,6 +95,32 @@ long shelfscan_scale_area_compare(int trials, unsigned seed);
 int shelfscan_sauvola_both(const unsigned char *pixels, int w, int h, int wc, float meanNorm, double squareNorm, double k,
                            unsigned int *dark, unsigned int *light, int wpl);
 
+/// Leptonica's `pixSauvolaBinarizeTiled(pixs, whsize, factor, nx, ny, &pixth, &pixd)`, defined in the executable (exported: Tesseract's local
+/// threshold, `thresholding_method` 2, reaches it for every picture read so): the thresholds
+/// and the binary picture computed as `shelfscan_sauvola_both` computes its dark one (window
+/// sums from summed-area tables over the mirrored border, eight pixels at a time, the same
+/// conversions and float and double operations), the thresholds kept as an 8-bit picture. The
+/// tiles Leptonica cuts overlap by the window and mirror the picture's own edges, so each
+/// pixel's window holds the same pixels either way: the whole picture is done at once, and only
+/// the binary picture's resolution follows the tiling (the source's when Leptonica would not
+/// tile, none when it would). Only with Leptonica 1.82.0 and AVX2, after a probe (12 random
+/// pictures, windows, factors and tilings through both), for 8-bit pictures without colormap
+/// with both outputs asked for; the first 8 calls are computed both ways and compared (the
+/// library's result stands; a difference hands every later call to the library);
+/// `SHELFSCAN_TESSERACT_SAUVOLA=library` leaves it to the library. (Not declared here: Swift
+/// sees Leptonica's own declaration.)
+
+/// 1 where the executable's `pixSauvolaBinarizeTiled` runs, 2 where the library's does.
+int shelfscan_tesseract_sauvola_state(void);
+
+/// `trials` random pictures through the executable's and the library's
+/// `pixSauvolaBinarizeTiled`: how many differed (in size, resolution or any pixel); -1 where the
+/// executable's cannot run (no AVX2, another Leptonica).
+long shelfscan_tesseract_sauvola_compare(int trials, unsigned seed);
+
+/// Self-checks so far on real pictures, and how many differed.
+void shelfscan_tesseract_sauvola_checked(long *checked, long *differed);
+
 /// Leptonica's `pixSetMasked`, defined in the executable (exported: Leptonica's own
 /// `pixDistanceFunction` and Tesseract's calls reach it): for an 8-bit picture without
 /// colormap, a 1-bit mask of its size and a value other than 0 and 255 (Tesseract's stroke

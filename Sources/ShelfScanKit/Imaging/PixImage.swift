@@ -425,6 +425,30 @@ public final class PixImage: @unchecked Sendable {
         return n < 0 ? nil : n
     }
 
+    /// Who computes Tesseract's local (Sauvola) threshold of each picture read so (Leptonica's
+    /// `pixSauvolaBinarizeTiled`): the executable (`.own`, `CRotateAM`'s sauvola.c: the same
+    /// thresholds and bits, eight pixels at a time, the whole picture at once) or Leptonica
+    /// (`.library`: no AVX2, another Leptonica than 1.82.0, a probe or self-check that
+    /// disagreed, `SHELFSCAN_TESSERACT_SAUVOLA=library`).
+    public static var tesseractSauvola: TesseractEngine.OwnOrLibrary {
+        TesseractEngine.OwnOrLibrary(state: shelfscan_tesseract_sauvola_state())
+    }
+
+    /// How many of `trials` random pictures, windows, factors and tilings the executable and
+    /// Leptonica threshold differently (nil where the executable's cannot run).
+    public static func tesseractSauvolaDisagreements(trials: Int, seed: UInt32) -> Int? {
+        let n = shelfscan_tesseract_sauvola_compare(Int32(trials), seed)
+        return n < 0 ? nil : n
+    }
+
+    /// The self-checks on Tesseract's own pictures so far (the first 8 computed both ways), and
+    /// how many differed.
+    public static var tesseractSauvolaChecks: (checked: Int, differed: Int) {
+        var checked = 0, differed = 0
+        shelfscan_tesseract_sauvola_checked(&checked, &differed)
+        return (checked, differed)
+    }
+
     /// Rotated by an arbitrary angle in degrees (clockwise), bringing in white at the corners
     /// and growing the canvas so nothing is cut off.
     public func rotated(degrees: Double) throws(ShelfScanError) -> PixImage {
