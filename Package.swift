@@ -37,13 +37,6 @@ let interposed = LinkerSetting.unsafeFlags(
      "_ZNK9tesseract9C_OUTLINE14winding_numberENS_6ICOORDE",
     ].flatMap { ["-Xlinker", "--export-dynamic-symbol=\($0)"] })
 
-// The executable's replacements for the libraries' arithmetic (the int8 kernels, LSTM steps,
-// turns, scaling, Sauvola) stand in for the libraries' optimised code in every reading, the
-// tests' too: unoptimised (a debug build's -O0), the AVX2 int8 kernel alone made the debug test
-// suite's readings several times slower than the library's kernel it replaces, and a test of
-// child-process readings ran out of its 10 minutes in CI (fifty-third session).
-let optimisedC: [CSetting] = [.unsafeFlags(["-O2"], .when(configuration: .debug))]
-
 let package = Package(
     name: "shelfscan",
     platforms: [.macOS(.v13)],
@@ -83,17 +76,14 @@ let package = Package(
         .target(name: "CSelfCheck"),
         // Tesseract's LSTM's smallest steps, without calls between them (include/lstmsteps.h).
         // and the LSTM's gates, computed in its OpenMP sections regions (include/lstmgates.h).
-        // Optimised in debug builds too (`optimisedC`): the tests read with them.
         .target(
             name: "CLSTMSteps",
             dependencies: ["COpenMP", "CSelfCheck"],
-            cSettings: optimisedC,
             linkerSettings: [.linkedLibrary("dl")]),
         // Leptonica's rotation of gray pictures by area mapping, 16 pixels at a time (include/rotateam.h).
         .target(
             name: "CRotateAM",
             dependencies: ["CSelfCheck"],
-            cSettings: optimisedC,
             linkerSettings: [.linkedLibrary("dl")]),
         // Tesseract's histogram and threshold of each picture read, without its per-pixel
         // dependencies and branches (include/pagesteps.h); its legacy engine's ambiguity table

@@ -25,7 +25,8 @@
 /// executable's before the first model loads. Only with the libtesseract whose layout was
 /// checked (`TessVersion()` 5.3.0, Debian 12's, which chose its AVX2 kernel), on a processor and
 /// system with AVX-512 F, BW and VNNI (the VNNI kernel; `SHELFSCAN_SIMD=avx2` takes the AVX2 one
-/// there) or with AVX2 (the AVX2 kernel), and where a probe through the library's own weight
+/// there) or with AVX2 (the AVX2 kernel, in optimised builds only: at -O0 it is about a hundred
+/// times slower than the library's), and where a probe through the library's own weight
 /// layout and kernel agrees bit for bit; otherwise, or with `SHELFSCAN_INT_MATRIX=off`, the
 /// library's kernel stays.
 
