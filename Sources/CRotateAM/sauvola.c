@@ -184,7 +184,6 @@ int shelfscan_sauvola_both(const unsigned char *px, int w, int h, int wc, float 
 // byte) and its bit (pixel below threshold) into `bin`.
 static AVX2 void binarise_kept(const uint8_t *px, int w, int h, int incr, const uint32_t *sums, const uint32_t *squares, int stride,
                                float meanNorm, double squareNorm, double k, uint32_t *th, int wplth, uint32_t *bin, int wpl) {
-    const uint32_t count = (uint32_t)(incr * incr);
     const __m256i low8 = _mm256_set1_epi32(0xff);
     const __m256 meanNormV = _mm256_set1_ps(meanNorm);
     const __m256d squareNormV = _mm256_set1_pd(squareNorm), kV = _mm256_set1_pd(k);
@@ -228,7 +227,6 @@ static AVX2 void binarise_kept(const uint8_t *px, int w, int h, int incr, const 
             bin[(size_t)y * wpl + (x0 >> 5)] = __builtin_bitreverse32(word);
         }
     }
-    (void)count;
 }
 #endif
 
