@@ -11,7 +11,8 @@ import PackageDescription
 // ForwardTimeStep and Forward (its tanh and logistic layers, lstmgates.c) and IntSimdMatrix::Init
 // (the int8 kernel's weight sums, intmatrix.c), and CRotateAM's
 // pixRotateAMGray (Leptonica's rotation of gray pictures), pixSauvolaBinarizeTiled (Tesseract's local threshold),
-// pixSetMasked and pixDistanceFunction, and CPageSteps's tesseract::HistogramRect
+// pixSetMasked and pixDistanceFunction, pixScaleAreaMap, pixScaleGrayLI and pixUnsharpMaskingGray2D (the
+// scaling of Tesseract's line pictures, pixScale's steps), and CPageSteps's tesseract::HistogramRect
 // and ImageThresholder::ThresholdRectToPix (the threshold of each picture read) and
 // UnicharAmbigs::LoadUniversal (the legacy engine's ambiguity table, skipped in LSTM-only loads),
 // SetBlobStrokeWidth and TO_BLOCK::ComputeEdgeOffsets (skipped where nothing reads them) and
@@ -27,6 +28,7 @@ let interposed = LinkerSetting.unsafeFlags(
      "_ZN9tesseract7Maxpool7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_",
      "_ZN9tesseract14FullyConnected15ForwardTimeStepEiPf", "pixRotateAMGray", "pixSauvolaBinarizeTiled",
      "_ZN9tesseract14FullyConnected7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_", "pixSetMasked", "pixDistanceFunction",
+     "pixScaleAreaMap", "pixScaleGrayLI", "pixUnsharpMaskingGray2D",
      "_ZN9tesseract4LSTM7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_",
      "_ZN9tesseract13HistogramRectENS_5ImageEiiiiiPi",
      "_ZNK9tesseract13IntSimdMatrix4InitERKNS_16GENERIC_2D_ARRAYIaEERSt6vectorIaSaIaEERi",

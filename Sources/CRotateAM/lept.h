@@ -27,6 +27,10 @@ extern int pixScaleResolution(struct Pix *pix, float xscale, float yscale);
 extern struct Pix *pixScaleAreaMap(struct Pix *pix, float scalex, float scaley);
 extern struct Pix *pixScale(struct Pix *pix, float scalex, float scaley);
 extern struct Pix *pixUnsharpMasking(struct Pix *pix, int halfwidth, float fract);
+extern struct Pix *pixScaleGrayLI(struct Pix *pix, float scalex, float scaley);
+extern struct Pix *pixUnsharpMaskingGray(struct Pix *pix, int halfwidth, float fract);
+extern struct Pix *pixUnsharpMaskingGray2D(struct Pix *pix, int halfwidth, float fract);
+extern int pixSetText(struct Pix *pix, const char *text);
 extern char *getLeptonicaVersion(void);
 extern struct Pix *pixCreateNoInit(int width, int height, int depth);
 extern int pixSetPadBits(struct Pix *pix, int val);
@@ -37,6 +41,9 @@ struct Numa;
 extern struct Numa *numaContrastTRC(float factor);
 extern int numaGetIValue(struct Numa *na, int index, int *pival);
 extern void numaDestroy(struct Numa **pna);
+extern struct Numa *numaCreate(int n);
+extern int numaSetCount(struct Numa *na, int newcount);
+extern float *numaGetFArray(struct Numa *na, int copyflag);
 
 /// Byte `n` of an 8-bit picture's row: Leptonica keeps 32-bit words, most significant byte first.
 static inline uint8_t byte_at(const uint32_t *line, int n) { return (uint8_t)(line[n >> 2] >> (8 * (3 - (n & 3)))); }

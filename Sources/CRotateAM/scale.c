@@ -1,4 +1,7 @@
-// See include/rotateam.h (shelfscan_scale_area_map, shelfscan_scale).
+// See include/rotateam.h (shelfscan_scale_area_map, shelfscan_scale; pixScaleAreaMap,
+// pixScaleGrayLI and pixUnsharpMaskingGray2D).
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,7 +19,18 @@ enum { self_checks = 8 };
 static pthread_once_t decided = PTHREAD_ONCE_INIT;
 static void decide(void);
 static int state;
-static long checked, differed, li_checked;
+static long checked, differed, li_checked, sharpen_checked, interpolation_checked;
+// Results of the exported steps made here (for tests: Leptonica's own calls reach them).
+static long steps_here;
+
+typedef struct Pix *(*scale_fn)(struct Pix *, float, float);
+typedef struct Pix *(*sharpen_fn)(struct Pix *, int, float);
+// The library's own functions (the executable defines and exports functions of these names).
+static scale_fn library_area_map, library_gray_li;
+static sharpen_fn library_sharpen;
+
+// sharpen.c: pixUnsharpMaskingGray2D's pixels here (NULL where it does not apply).
+struct Pix *shelfscan_sharpen_here(struct Pix *pixs, int halfwidth, float fract);
 
 /// Whether the library's pixScaleAreaMap would take its general 8-bit path for these factors
 /// (not its 2x cascades, nor pixScaleSmooth below 0.02, nor pixScaleGeneral from 0.7).
@@ -134,14 +148,10 @@ static bool same_pix(struct Pix *a, struct Pix *b) {
     return memcmp(pixGetData(a), pixGetData(b), sizeof(uint32_t) * (size_t)wpl * (size_t)h) == 0;
 }
 
-/// `own` for the first `self_checks` scalings of a kind compared with the library's `library`
-/// (counted in `count`): the same, `own`; different, the library's, and every later scaling of
-/// either kind goes to the library.
-static struct Pix *self_checked(struct Pix *own, long *count, struct Pix *(*library)(struct Pix *, float, float),
-                                struct Pix *pix, float scalex, float scaley) {
-    if (__atomic_load_n(count, __ATOMIC_RELAXED) >= self_checks) return own;
-    struct Pix *theirs = library(pix, scalex, scaley);
-    __atomic_add_fetch(count, 1, __ATOMIC_RELAXED);
+/// `own` for the first `self_checks` results of a kind (counted in `count`) compared with
+/// `theirs`, the library's: the same, `own`; different, the library's, and every later
+/// scaling and sharpening goes to the library.
+static struct Pix *agreed(struct Pix *own, struct Pix *theirs) {
     if (same_pix(own, theirs)) {
         pixDestroy(&theirs);
         return own;
@@ -150,6 +160,21 @@ static struct Pix *self_checked(struct Pix *own, long *count, struct Pix *(*libr
     __atomic_store_n(&state, 2, __ATOMIC_RELEASE);
     pixDestroy(&own);
     return theirs;
+}
+
+/// Whether this result of a kind is one of its first `self_checks` (counted in `count`).
+static bool checking(long *count) {
+    if (__atomic_load_n(count, __ATOMIC_RELAXED) >= self_checks) return false;
+    return __atomic_add_fetch(count, 1, __ATOMIC_RELAXED) <= self_checks;
+}
+
+static inline int decided_state(void) {
+    int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(s == 0, 0)) {
+        pthread_once(&decided, decide);
+        s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+    }
+    return s;
 }
 
 /// Whether the library's pixScale would interpolate this 8-bit picture in its general case
@@ -214,13 +239,14 @@ static struct Pix *interpolate_here(struct Pix *pixs, float scalex, float scaley
     return pixd;
 }
 
-/// pixScale's steps after the interpolation (pixScaleGeneral): sharpened below 1.4, the
-/// source's text and input format.
+/// pixScaleGeneral's steps after pixScaleGrayLI (`interpolated`, consumed): sharpened below
+/// 1.4 (pixUnsharpMasking(2, 0.4), the executable's where it runs), the source's text and input
+/// format.
 static struct Pix *scale_interpolated(struct Pix *pixs, struct Pix *interpolated, float scalex, float scaley) {
     float maxscale = scalex > scaley ? scalex : scaley;
     struct Pix *pixd = interpolated;
     if (maxscale < 1.4) {
-        pixd = pixUnsharpMasking(interpolated, 2, 0.4f);
+        pixd = pixUnsharpMaskingGray2D(interpolated, 2, 0.4f);
         pixDestroy(&interpolated);
         if (!pixd) return NULL;
     }
@@ -229,39 +255,76 @@ static struct Pix *scale_interpolated(struct Pix *pixs, struct Pix *interpolated
     return pixd;
 }
 
+struct Pix *pixScaleAreaMap(struct Pix *pix, float scalex, float scaley) {
+    if (decided_state() != 1 || !general_gray(pix, scalex, scaley)) return library_area_map(pix, scalex, scaley);
+    struct Pix *own = scale_here(pix, scalex, scaley);
+    if (!own) return library_area_map(pix, scalex, scaley);
+    __atomic_add_fetch(&steps_here, 1, __ATOMIC_RELAXED);
+    return checking(&checked) ? agreed(own, library_area_map(pix, scalex, scaley)) : own;
+}
+
+struct Pix *pixScaleGrayLI(struct Pix *pix, float scalex, float scaley) {
+    if (decided_state() != 1 || !interpolated_gray(pix, scalex, scaley)) return library_gray_li(pix, scalex, scaley);
+    struct Pix *own = interpolate_here(pix, scalex, scaley);
+    if (!own) return library_gray_li(pix, scalex, scaley);
+    __atomic_add_fetch(&steps_here, 1, __ATOMIC_RELAXED);
+    return checking(&interpolation_checked) ? agreed(own, library_gray_li(pix, scalex, scaley)) : own;
+}
+
+struct Pix *pixUnsharpMaskingGray2D(struct Pix *pix, int halfwidth, float fract) {
+    struct Pix *own = decided_state() == 1 ? shelfscan_sharpen_here(pix, halfwidth, fract) : NULL;
+    if (!own) return library_sharpen(pix, halfwidth, fract);
+    __atomic_add_fetch(&steps_here, 1, __ATOMIC_RELAXED);
+    return checking(&sharpen_checked) ? agreed(own, library_sharpen(pix, halfwidth, fract)) : own;
+}
+
+struct Pix *shelfscan_library_unsharp(struct Pix *pix, int halfwidth, float fract) {
+    decided_state();
+    if (pix && pixGetDepth(pix) == 8 && !pixGetColormap(pix) && fract > 0.0f && (halfwidth == 1 || halfwidth == 2) && library_sharpen)
+        return library_sharpen(pix, halfwidth, fract);
+    return pixUnsharpMaskingGray(pix, halfwidth, fract);
+}
+
 struct Pix *shelfscan_scale(struct Pix *pix, float scalex, float scaley) {
-    pthread_once(&decided, decide);
-    if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 1 || !interpolated_gray(pix, scalex, scaley)) return pixScale(pix, scalex, scaley);
-    struct Pix *interpolated = interpolate_here(pix, scalex, scaley);
+    if (decided_state() != 1 || !interpolated_gray(pix, scalex, scaley)) return pixScale(pix, scalex, scaley);
+    struct Pix *interpolated = pixScaleGrayLI(pix, scalex, scaley);
     struct Pix *own = interpolated ? scale_interpolated(pix, interpolated, scalex, scaley) : NULL;
-    return own ? self_checked(own, &li_checked, pixScale, pix, scalex, scaley) : pixScale(pix, scalex, scaley);
+    if (!own) return pixScale(pix, scalex, scaley);
+    // The steps after the interpolation checked against the library's (its own leaves are the
+    // executable's where it exports them, each checked above).
+    return checking(&li_checked) ? agreed(own, pixScale(pix, scalex, scaley)) : own;
 }
 
 static void decide(void) {
+    library_area_map = (scale_fn)dlsym(RTLD_NEXT, "pixScaleAreaMap");
+    library_gray_li = (scale_fn)dlsym(RTLD_NEXT, "pixScaleGrayLI");
+    library_sharpen = (sharpen_fn)dlsym(RTLD_NEXT, "pixUnsharpMaskingGray2D");
     const char *setting = getenv("SHELFSCAN_SCALE_AREA");
-    __atomic_store_n(&state, setting && strcmp(setting, "off") == 0 ? 2 : 1, __ATOMIC_RELEASE);
+    bool found = library_area_map && library_gray_li && library_sharpen;
+    __atomic_store_n(&state, found && !(setting && strcmp(setting, "off") == 0) ? 1 : 2, __ATOMIC_RELEASE);
 }
 
-struct Pix *shelfscan_scale_area_map(struct Pix *pix, float scalex, float scaley) {
-    pthread_once(&decided, decide);
-    if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 1 || !general_gray(pix, scalex, scaley)) return pixScaleAreaMap(pix, scalex, scaley);
-    struct Pix *own = scale_here(pix, scalex, scaley);
-    return own ? self_checked(own, &checked, pixScaleAreaMap, pix, scalex, scaley) : pixScaleAreaMap(pix, scalex, scaley);
-}
+struct Pix *shelfscan_scale_area_map(struct Pix *pix, float scalex, float scaley) { return pixScaleAreaMap(pix, scalex, scaley); }
 
-int shelfscan_scale_area_state(void) {
-    pthread_once(&decided, decide);
-    return __atomic_load_n(&state, __ATOMIC_ACQUIRE);
-}
+int shelfscan_scale_area_state(void) { return decided_state(); }
 
 int shelfscan_scale_area_use(int on) {
-    pthread_once(&decided, decide);
-    __atomic_store_n(&state, on && __atomic_load_n(&differed, __ATOMIC_RELAXED) == 0 ? 1 : 2, __ATOMIC_RELEASE);
+    decided_state();
+    bool found = library_area_map && library_gray_li && library_sharpen;
+    __atomic_store_n(&state, on && found && __atomic_load_n(&differed, __ATOMIC_RELAXED) == 0 ? 1 : 2, __ATOMIC_RELEASE);
     return shelfscan_scale_area_state();
 }
 
+long shelfscan_scale_steps_here(void) { return __atomic_load_n(&steps_here, __ATOMIC_RELAXED); }
+
 void shelfscan_scale_area_checked(long *scalings, long *differences) {
-    *scalings = __atomic_load_n(&checked, __ATOMIC_RELAXED) + __atomic_load_n(&li_checked, __ATOMIC_RELAXED);
+    long n = 0;
+    long *counts[] = {&checked, &li_checked, &interpolation_checked, &sharpen_checked};
+    for (int k = 0; k < 4; k++) {
+        long c = __atomic_load_n(counts[k], __ATOMIC_RELAXED);
+        n += c < self_checks ? c : self_checks;
+    }
+    *scalings = n;
     *differences = __atomic_load_n(&differed, __ATOMIC_RELAXED);
 }
 
@@ -273,6 +336,8 @@ static uint32_t next_random(uint32_t *s) {
 }
 
 long shelfscan_scale_area_compare(int trials, unsigned seed) {
+    decided_state();
+    if (!library_area_map || !library_gray_li || !library_sharpen) return -1;
     uint32_t s = seed * 2654435761u + 1;
     long differences = 0;
     for (int t = 0; t < trials; t++) {
@@ -297,19 +362,37 @@ long shelfscan_scale_area_compare(int trials, unsigned seed) {
         float f = low + spread * (float)(next_random(&s) % 100000) / 100000.0f;
         float g = t % 4 < 2 ? low + spread * (float)(next_random(&s) % 100000) / 100000.0f : f;
         if (t % 10 == 5) f = g = 1.5f;
+        // Each of the executable's steps against the library's own (its functions found
+        // past the executable's), then the whole of pixScale (whose steps are the executable's
+        // where it exports them) against the executable's interpolation and sharpening.
         if (general_gray(pix, f, g)) {
             struct Pix *own = scale_here(pix, f, g);
-            struct Pix *library = pixScaleAreaMap(pix, f, g);
+            struct Pix *library = library_area_map(pix, f, g);
             if (own && !same_pix(own, library)) differences++;
             pixDestroy(&own);
             pixDestroy(&library);
         } else if (interpolated_gray(pix, f, g)) {
             struct Pix *interpolated = interpolate_here(pix, f, g);
+            struct Pix *library = library_gray_li(pix, f, g);
+            if (interpolated && !same_pix(interpolated, library)) differences++;
+            pixDestroy(&library);
             struct Pix *own = interpolated ? scale_interpolated(pix, interpolated, f, g) : NULL;
-            struct Pix *library = pixScale(pix, f, g);
+            library = pixScale(pix, f, g);
             if (own && !same_pix(own, library)) differences++;
             pixDestroy(&own);
             pixDestroy(&library);
+        }
+        // The unsharp mask of 1 and 2 (pixScale's after area maps and interpolations) by a
+        // random fraction, now and then over a text, on the picture as it is.
+        if (t % 5 == 1) pixSetText(pix, "text");
+        int halfwidth = 1 + (int)(next_random(&s) % 2);
+        float fract = t % 4 == 0 ? (halfwidth == 1 ? 0.2f : 0.4f) : (float)(next_random(&s) % 1000 + 1) / 500.0f;
+        struct Pix *own = shelfscan_sharpen_here(pix, halfwidth, fract);
+        if (own) {
+            struct Pix *library = library_sharpen(pix, halfwidth, fract);
+            if (!same_pix(own, library)) differences++;
+            pixDestroy(&library);
+            pixDestroy(&own);
         }
         pixDestroy(&pix);
     }

@@ -1,3 +1,5 @@
+import CLeptonica
+import CRotateAM
 import Foundation
 import Testing
 @testable import ShelfScanKit
@@ -71,6 +73,54 @@ struct AreaMapScalingTests {
         let mean = { (p: [UInt8]) in Double(p.reduce(0) { $0 + Int($1) }) / Double(p.count) }
         #expect(abs(mean(third.pixels) - mean(bytes.pixels)) < 3)
         #expect(abs(mean(larger.pixels) - mean(bytes.pixels)) < 3)
+    }
+}
+
+extension AreaMapScalingTests {
+    @Test("Leptonica's own pixScale (Tesseract's scaling of each line) reaches the executable's steps: area map and unsharp mask of 1, interpolation and unsharp mask of 2, the same pixels as Leptonica's own steps")
+    func leptonicaReachesThem() throws {
+        guard PixImage.useOwnAreaMapScaling(true) == .own else { return }  // SHELFSCAN_SCALE_AREA=off
+        var bytes = SeededBytes(seed: 77)
+        let gray = try PixImage(gray: bytes.grays(width: 301, height: 67, low: 0, high: 255))
+        for factor: Float in [0.45, 0.9] {
+            let before = shelfscan_scale_steps_here()
+            let made = try #require(gray.withPix { pixScale($0, factor, factor) })
+            // Two steps each: the scaling and its sharpening.
+            #expect(shelfscan_scale_steps_here() - before >= 2)
+            let own = try PixImage(owning: made).grayBytes()
+            PixImage.useOwnAreaMapScaling(false)
+            defer { PixImage.useOwnAreaMapScaling(true) }
+            let theirs = try #require(gray.withPix { pixScale($0, factor, factor) })
+            let library = try PixImage(owning: theirs).grayBytes()
+            #expect(own.width == library.width && own.height == library.height)
+            #expect(own.pixels == library.pixels)
+        }
+    }
+
+    @Test("the ranks of a picture's grays from the executable's histogram: Leptonica's pixGetRankValue, every width's padding")
+    func ranks() throws {
+        for (w, h, seed) in [(1, 1, 1), (3, 7, 2), (4, 4, 3), (5, 9, 4), (37, 11, 5), (640, 93, 6)] as [(Int, Int, UInt64)] {
+            var bytes = SeededBytes(seed: seed)
+            let gray = try PixImage(gray: bytes.grays(width: w, height: h, low: UInt8(seed * 20), high: 250))
+            let fractions = [0.0, 0.01, 0.25, 0.5, 0.99, 1.0]
+            let ranks = try #require(gray.ranks(fractions))
+            for (fraction, rank) in zip(fractions, ranks) {
+                var value: UInt32 = 0
+                #expect(gray.withPix { pixGetRankValue($0, 1, Float(fraction), &value) } == 0)
+                #expect(UInt32(rank) == min(255, value), "\(w)x\(h) at \(fraction)")
+            }
+            // The counts themselves, bin by bin.
+            var own = gray.withPix { shelfscan_gray_histogram($0) }
+            var library = gray.withPix { pixGetGrayHistogram($0, 1) }
+            defer { numaDestroy(&own); numaDestroy(&library) }
+            try #require(own != nil && library != nil)
+            for bin in 0..<256 {
+                var a: Float = 0, b: Float = 0
+                numaGetFValue(own, Int32(bin), &a)
+                numaGetFValue(library, Int32(bin), &b)
+                #expect(a == b, "\(w)x\(h) bin \(bin)")
+            }
+        }
     }
 }
 

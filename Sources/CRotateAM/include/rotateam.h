@@ -55,8 +55,15 @@ struct Pix;
 /// walk over every covered source pixel for each output pixel (6% of a 12 MP shelf photo's
 /// CPU). Integer sums in another order: the same totals, the same rounding, the same pixels,
 /// resolution and input format. Other pictures and factors, and with
-/// `SHELFSCAN_SCALE_AREA=off`, go to the library; its first 8 results are computed both ways
-/// and compared, one difference hands every later one to the library.
+/// `SHELFSCAN_SCALE_AREA=off`, go to the library's.
+///
+/// scale.c defines `pixScaleAreaMap` itself in the executable (exported, see Package.swift),
+/// with `pixScaleGrayLI` (the interpolation below) and `pixUnsharpMaskingGray2D` (the unsharp
+/// mask of half width 1 or 2, sharpen.c: the same float operations on exact integer sums), so
+/// that Leptonica's `pixScale` (Tesseract's scaling of every line picture to the model's
+/// height, `ImageData::PreScale`) reaches them for its steps; each hands other cases on to the
+/// library's own (found past the executable, `dlsym(RTLD_NEXT)`). The first 8 results of each
+/// are computed both ways and compared; one difference hands every later one to the library.
 struct Pix *shelfscan_scale_area_map(struct Pix *pix, float scalex, float scaley);
 
 /// Leptonica's `pixScale` of an 8-bit gray picture without colormap by factors from 0.7 up
@@ -64,11 +71,15 @@ struct Pix *shelfscan_scale_area_map(struct Pix *pix, float scalex, float scaley
 /// output pixel's position, in sixteenths, then its unsharp masking below 1.4), the
 /// interpolation done rows first: each output row's two source rows mixed by their row weights
 /// once, every column at once, then each pixel's two columns of that (the weights are a column
-/// weight times a row weight). The same integers, the same pixels; the sharpening is the
-/// library's own call. Its 1x, 2x and 4x shortcuts, other pictures and smaller factors go to
-/// `pixScale` itself. Shares `shelfscan_scale_area_map`'s switch and self-check (its own first 8
-/// results compared).
+/// weight times a row weight). The same integers, the same pixels, and the same sharpening
+/// (the executable's `pixUnsharpMaskingGray2D`). Its 1x, 2x and 4x shortcuts, other pictures
+/// and smaller factors go to `pixScale` itself. Shares `shelfscan_scale_area_map`'s switch and
+/// self-check (its own first 8 results compared with `pixScale`'s).
 struct Pix *shelfscan_scale(struct Pix *pix, float scalex, float scaley);
+
+/// Leptonica's own `pixUnsharpMaskingGray` (its 2D unsharp mask of half width 1 or 2 taken
+/// past the executable's), for comparisons and `SHELFSCAN_CONTRAST_SHARPEN=library`.
+struct Pix *shelfscan_library_unsharp(struct Pix *pix, int halfwidth, float fract);
 
 /// 1 when scalings (area map and interpolation) run here, 2 when in the library.
 int shelfscan_scale_area_state(void);
@@ -77,12 +88,18 @@ int shelfscan_scale_area_state(void);
 /// returns the state then. For tests.
 int shelfscan_scale_area_use(int on);
 
+/// How many area maps, interpolations and unsharp masks the exported steps made here so far
+/// (whoever called them: the executable, Leptonica's `pixScale`, Tesseract).
+long shelfscan_scale_steps_here(void);
+
 /// Scalings compared both ways by the self-check so far, and how many differed.
 void shelfscan_scale_area_checked(long *scalings, long *differed);
 
 /// Scales `trials` random gray pictures (noise, gradients, checks; up to 1200 x 300, some with
-/// a resolution) here and in the library, by random factors under 0.7 (area map) and from 0.7
-/// to 4.5 (interpolation); returns how many differed.
+/// a resolution or a text) here and in the library, by random factors under 0.7 (area map)
+/// and from 0.7 to 4.5 (interpolation, then `pixScale` whole), and sharpens each (half width 1
+/// or 2, random fractions) both ways; returns how many differed, -1 where the library's own
+/// functions were not found.
 long shelfscan_scale_area_compare(int trials, unsigned seed);
 
 /// Sauvola binarisation of an 8-bit picture (`pixels`, `w` x `h`, row after row) and of its
@@ -135,6 +152,14 @@ int shelfscan_set_masked_state(void);
 int shelfscan_set_masked_use(int on);
 /// Random masks and pictures through both; how many results differed (-1: not Leptonica 1.82.0).
 long shelfscan_set_masked_compare(int trials, unsigned seed);
+
+struct Numa;
+
+/// Leptonica's `pixGetGrayHistogram(pix, 1)` of an 8-bit picture without colormap under 2^24
+/// pixels (where its float counts are exact): the same counts, taken as integers in four tables
+/// a word at a time instead of a float added to per pixel. NULL elsewhere (the caller asks
+/// Leptonica).
+struct Numa *shelfscan_gray_histogram(struct Pix *pix);
 
 /// Leptonica's `pixUnsharpMaskingGray(pixContrastTRC(NULL, pixMaxDynamicRange(pixs,
 /// L_LINEAR_SCALE), contrast), 2, fract)` in one go, pixel for pixel the same (the same float

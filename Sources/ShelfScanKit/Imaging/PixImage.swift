@@ -523,10 +523,37 @@ public final class PixImage: @unchecked Sendable {
     /// The gray that `fraction` (0-1) of an 8-bit image's pixels are darker than (nil when
     /// Leptonica cannot rank it).
     public func rank(_ fraction: Double) -> UInt8? {
-        var value: UInt32 = 0
-        guard depth == 8, withPix({ pixGetRankValue($0, 1, Float(min(1, max(0, fraction))), &value) }) == 0 else { return nil }
-        // Leptonica interpolates within a bin: the top of bin 255 comes back as 256.
-        return UInt8(min(255, value))
+        ranks([fraction])?[0]
+    }
+
+    /// `rank` of each fraction, from one histogram: Leptonica's `pixGetRankValue` (its
+    /// histogram, `numaHistogramGetValFromRank`, rounded), the histogram counted by the
+    /// executable where it can (`shelfscan_gray_histogram`: the same counts).
+    public func ranks(_ fractions: [Double]) -> [UInt8]? {
+        guard depth == 8 else { return nil }
+        return withPix { pix -> [UInt8]? in
+            if pixGetColormap(pix) != nil {
+                // Leptonica's own, its colormap taken off its way.
+                var values: [UInt8] = []
+                for fraction in fractions {
+                    var value: UInt32 = 0
+                    guard pixGetRankValue(pix, 1, Float(min(1, max(0, fraction))), &value) == 0 else { return nil }
+                    values.append(UInt8(min(255, value)))
+                }
+                return values
+            }
+            var histogram = shelfscan_gray_histogram(pix) ?? pixGetGrayHistogram(pix, 1)
+            defer { numaDestroy(&histogram) }
+            guard histogram != nil else { return nil }
+            var values: [UInt8] = []
+            for fraction in fractions {
+                var value: Float = 0
+                guard numaHistogramGetValFromRank(histogram, Float(min(1, max(0, fraction))), &value) == 0 else { return nil }
+                // Leptonica interpolates within a bin: the top of bin 255 comes back as 256.
+                values.append(UInt8(min(255, max(0, lept_roundftoi(value)))))
+            }
+            return values
+        }
     }
 
     /// How far each pixel's gray lies from its surroundings' median (8-bit), dark on white:
@@ -610,9 +637,10 @@ public final class PixImage: @unchecked Sendable {
         return try librarySharpened(halfWidth: halfWidth, fraction: fraction)
     }
 
-    /// `sharpened` by Leptonica (`pixUnsharpMaskingGray`) whatever the half width.
+    /// `sharpened` by Leptonica (`pixUnsharpMaskingGray`, its own 2D mask even where the
+    /// executable defines `pixUnsharpMaskingGray2D`) whatever the half width.
     func librarySharpened(halfWidth: Int = 2, fraction: Double = 0.6) throws(ShelfScanError) -> PixImage {
-        try derived("sharpen") { pixUnsharpMaskingGray($0, Int32(halfWidth), Float(fraction)) }
+        try derived("sharpen") { shelfscan_library_unsharp($0, Int32(halfWidth), Float(fraction)) }
     }
 
     /// The pixel at (x, y) as (red, green, blue); gray images give three equal values.

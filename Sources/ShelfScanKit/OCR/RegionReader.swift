@@ -1262,7 +1262,8 @@ public struct RegionReader: Sendable {
     static func dimRange(of gray: PixImage, region: TextRegion) throws(ShelfScanError) -> (black: UInt8, white: UInt8)? {
         let band = bandSpan(region, upright: gray, offset: 0)
         let sample = try band.map { span throws(ShelfScanError) in try strip(of: gray, across: span, standing: region.layout == .spine) } ?? gray
-        guard let black = sample.rank(0.01), let white = sample.rank(0.99) else { return nil }
+        guard let grays = sample.ranks([0.01, 0.99]) else { return nil }
+        let (black, white) = (grays[0], grays[1])
         let spread = Int(white) - Int(black)
         return spread < dimSpread && spread >= 16 ? (black, white) : nil
     }
