@@ -7,7 +7,8 @@ import PackageDescription
 // writes), CLineInvert's pixWriteMem and pixInvert (Tesseract's line pictures and inverted
 // readings), COpenMP's GOMP_* (Tesseract's OpenMP regions, run on the calling thread),
 // CLSTMSteps's tesseract::StrideMap::Index methods, NetworkIO's WriteTimeStepPart and
-// MaxpoolTimeStep, and Convolve::Forward and Maxpool::Forward (the LSTM's smallest steps), and FullyConnected's
+// MaxpoolTimeStep, and Convolve::Forward and Maxpool::Forward (the LSTM's smallest steps), Copy2DImage (each line's
+// grays into the LSTM's input), and FullyConnected's
 // ForwardTimeStep and Forward (its tanh and logistic layers, lstmgates.c) and IntSimdMatrix::Init
 // (the int8 kernel's weight sums, intmatrix.c), and CRotateAM's
 // pixRotateAMGray (Leptonica's rotation of gray pictures), pixSauvolaBinarizeTiled (Tesseract's local threshold),
@@ -26,7 +27,7 @@ let interposed = LinkerSetting.unsafeFlags(
      "_ZN9tesseract9NetworkIO17WriteTimeStepPartEiiiPKf", "_ZN9tesseract9NetworkIO15MaxpoolTimeStepEiRKS0_iPi",
      "_ZN9tesseract8Convolve7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_",
      "_ZN9tesseract7Maxpool7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_",
-     "_ZN9tesseract14FullyConnected15ForwardTimeStepEiPf", "pixRotateAMGray", "pixSauvolaBinarizeTiled",
+     "_ZN9tesseract14FullyConnected15ForwardTimeStepEiPf", "_ZN9tesseract9NetworkIO11Copy2DImageEiNS_5ImageEffPNS_5TRandE", "pixRotateAMGray", "pixSauvolaBinarizeTiled",
      "_ZN9tesseract14FullyConnected7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_", "pixSetMasked", "pixDistanceFunction",
      "pixScaleAreaMap", "pixScaleGrayLI", "pixUnsharpMaskingGray2D",
      "_ZN9tesseract4LSTM7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_",

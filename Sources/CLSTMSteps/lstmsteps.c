@@ -462,6 +462,60 @@ static void maxpool_forward(struct maxpool *layer, const struct net_io *input, s
     } while (increment(&at));
 }
 
+// Leptonica's picture accessors (Copy2DImage's line picture).
+struct Pix;
+extern int pixGetWidth(const struct Pix *pix);
+extern int pixGetHeight(const struct Pix *pix);
+extern int pixGetDepth(const struct Pix *pix);
+extern int pixGetWpl(const struct Pix *pix);
+extern uint32_t *pixGetData(struct Pix *pix);
+extern struct Pix *pixCreate(int width, int height, int depth);
+extern void pixDestroy(struct Pix **pix);
+
+// NetworkIO::SetPixel in int mode: (pixel - black) / contrast - 1 in single precision, times
+// 128, IntCastRounded (half away from zero, by truncating |x| + 0.5; x86's truncation of NaN
+// and of values past an int's range, INT_MIN, included), clipped to +-127.
+static inline int8_t input_value(int pixel, float black, float contrast) {
+    float float_pixel = ((float)pixel - black) / contrast - 1.0f;
+    float x = 128.0f * float_pixel;
+#if defined(__x86_64__)
+    int r = x >= 0.0f ? _mm_cvtt_ss2si(_mm_set_ss(x + 0.5f)) : (int)(0u - (unsigned)_mm_cvtt_ss2si(_mm_set_ss(-x + 0.5f)));
+#else
+    int r = x >= 0.0f ? (int)(x + 0.5f) : -(int)(-x + 0.5f);
+#endif
+    return (int8_t)(r > 127 ? 127 : r < -127 ? -127 : r);
+}
+
+// NetworkIO::Copy2DImage for a gray line picture into an int-mode input of one feature (every
+// line the LSTM reads): the library converts each pixel by a call to SetPixel (its division
+// and rounding per pixel); here the 256 grays' values are worked out once and looked up. What
+// lies past the picture is the library's Randomize, called in the same order.
+static bool copy_2d_fits(const struct net_io *io, struct Pix *pix) {
+    return io->int_mode && io->i_dim2 == 1 && pix && pixGetDepth(pix) == 8;
+}
+
+static void copy_2d_here(struct net_io *io, int batch, struct Pix *pix, float black, float contrast, void *randomizer) {
+    int width = pixGetWidth(pix), height = pixGetHeight(pix), wpl = pixGetWpl(pix);
+    struct stride_index at = {&io->stride_map, 0, {0, 0, 0}};
+    add_offset(&at, batch, batch_dim);
+    int t = at.t;
+    const int target_height = io->stride_map.shape[1], target_width = io->stride_map.shape[2];
+    if (width > target_width) width = target_width;
+    int8_t values[256];
+    for (int v = 0; v < 256; v++) values[v] = input_value(v, black, contrast);
+    const uint32_t *line = pixGetData(pix);
+    for (int y = 0; y < target_height; ++y, line += wpl) {
+        int x = 0;
+        if (y < height) {
+            int8_t *to = io->i + (long)t;
+            const uint8_t *bytes = (const uint8_t *)line;
+            for (; x < width; ++x) to[x] = values[bytes[x ^ 3]];
+            t += width;
+        }
+        for (; x < target_width; ++x) real_randomize(io, t++, 0, 1, randomizer);
+    }
+}
+
 // The library's own methods, and which run: 0 not decided yet, 1 these, 2 the library's.
 typedef int (*max_index_fn)(const struct stride_index *, int);
 typedef bool (*is_valid_fn)(const struct stride_index *);
@@ -481,6 +535,8 @@ static add_offset_fn real_add_offset;
 static write_part_fn real_write_part;
 static maxpool_fn real_maxpool;
 static convolve_fn real_convolve;
+typedef void (*copy_2d_fn)(struct net_io *, int, struct Pix *, float, float, void *);
+static copy_2d_fn real_copy_2d;
 // The virtual tables of GENERIC_2D_ARRAY<int8_t> and <float>: the library's MaxpoolTimeStep
 // calls its source array's `index` through them, so the probe's arrays need the real ones.
 static char *int_array_vtable, *float_array_vtable;
@@ -497,6 +553,7 @@ static pthread_once_t decided = PTHREAD_ONCE_INIT;
 #define WRITE_PART "_ZN9tesseract9NetworkIO17WriteTimeStepPartEiiiPKf"
 #define MAXPOOL "_ZN9tesseract9NetworkIO15MaxpoolTimeStepEiRKS0_iPi"
 #define CONVOLVE "_ZN9tesseract8Convolve7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_"
+#define COPY_2D "_ZN9tesseract9NetworkIO11Copy2DImageEiNS_5ImageEffPNS_5TRandE"
 #define MAXPOOL_FORWARD "_ZN9tesseract7Maxpool7ForwardEbRKNS_9NetworkIOEPKNS_15TransposedArrayEPNS_14NetworkScratchEPS1_"
 // Maxpool::Forward's 0x314 bytes of machine code in Debian 12's libtesseract 5.3.0 (FNV-1a 64),
 // from which `struct maxpool` was read: with any other, the library's own runs.
@@ -507,6 +564,8 @@ static maxpool_forward_fn real_maxpool_forward;
 static bool maxpool_forward_found;
 
 static long compare(int trials, unsigned seed);
+// Line pictures copied here (`shelfscan_lstm_steps_copies`, for tests).
+static long copies_2d;
 
 static void decide(void) {
     real_max_index = (max_index_fn)dlsym(RTLD_NEXT, MAX_INDEX);
@@ -518,6 +577,7 @@ static void decide(void) {
     real_write_part = (write_part_fn)dlsym(RTLD_NEXT, WRITE_PART);
     real_maxpool = (maxpool_fn)dlsym(RTLD_NEXT, MAXPOOL);
     real_convolve = (convolve_fn)dlsym(RTLD_NEXT, CONVOLVE);
+    real_copy_2d = (copy_2d_fn)dlsym(RTLD_NEXT, COPY_2D);
     real_maxpool_forward = (maxpool_forward_fn)dlsym(RTLD_NEXT, MAXPOOL_FORWARD);
     real_resize_scaled = (resize_scaled_fn)dlsym(RTLD_NEXT, "_ZN9tesseract9NetworkIO12ResizeScaledERKS0_iii");
     real_copy_step = (copy_step_fn)dlsym(RTLD_NEXT, "_ZN9tesseract9NetworkIO16CopyTimeStepFromEiRKS0_i");
@@ -611,6 +671,21 @@ void shelfscan_convolve_forward(struct convolve *layer, bool debug, const struct
     if (ours() && !debug) convolve_forward(layer, input, output);
     else real_convolve(layer, debug, input, transposed, scratch, output);
 }
+
+// Copy2DImage: `this`, the batch, the Image (one Pix pointer, passed as one), black, contrast,
+// the randomizer. Other inputs (colour, float mode) the library's.
+void shelfscan_copy_2d_image(struct net_io *io, int batch, struct Pix *pix, float black, float contrast, void *randomizer)
+    __asm__(COPY_2D);
+void shelfscan_copy_2d_image(struct net_io *io, int batch, struct Pix *pix, float black, float contrast, void *randomizer) {
+    if (ours() && copy_2d_fits(io, pix)) {
+        copy_2d_here(io, batch, pix, black, contrast, randomizer);
+        __atomic_add_fetch(&copies_2d, 1, __ATOMIC_RELAXED);
+    } else {
+        real_copy_2d(io, batch, pix, black, contrast, randomizer);
+    }
+}
+
+long shelfscan_lstm_steps_copies(void) { return __atomic_load_n(&copies_2d, __ATOMIC_RELAXED); }
 
 // Poolings done here (`shelfscan_lstm_steps_poolings`, for tests).
 static long poolings;
@@ -786,6 +861,53 @@ static long compare_convolve(unsigned *seed) {
     return differ;
 }
 
+// One random line picture copied both ways (Copy2DImage): up to 40 x 12 grays into an input of
+// 1-2 batches, its height and width under or over the picture's, black and contrast as
+// Tesseract's PreparePixInput makes them (contrast over 0) and tiny; the arrays and the
+// randomizers after compared whole.
+static long compare_copy_2d(unsigned *seed) {
+    if (!real_copy_2d) return 1;
+    int w = 1 + (int)(shelfscan_probe_random(seed) % 40), h = 1 + (int)(shelfscan_probe_random(seed) % 12);
+    struct Pix *pix = pixCreate(w, h, 8);
+    if (!pix) return 1;
+    uint32_t *data = pixGetData(pix);
+    for (int k = 0; k < pixGetWpl(pix) * h; k++) data[k] = (uint32_t)shelfscan_probe_random(seed) ^ ((uint32_t)shelfscan_probe_random(seed) << 16);
+    struct net_io io[2];
+    memset(io, 0, sizeof io);
+    char *int_vtable = int_array_vtable + 2 * sizeof(void *), *float_vtable = float_array_vtable + 2 * sizeof(void *);
+    struct stride_map map;
+    memset(&map, 0, sizeof map);
+    map.shape[0] = 1 + (int)(shelfscan_probe_random(seed) % 2);
+    map.shape[1] = h + (int)(shelfscan_probe_random(seed) % 5) - 2;
+    map.shape[2] = w + (int)(shelfscan_probe_random(seed) % 7) - 3;
+    if (map.shape[1] < 1) map.shape[1] = 1;
+    if (map.shape[2] < 1) map.shape[2] = 1;
+    map.t_increments[2] = 1;
+    map.t_increments[1] = map.shape[2];
+    map.t_increments[0] = map.shape[1] * map.shape[2];
+    const int steps = map.shape[0] * map.shape[1] * map.shape[2];
+    static int8_t ints[2][2 * 14 * 43];
+    memset(ints, 0x55, sizeof ints);
+    uint64_t randomizers[2][8];
+    for (int v = 0; v < 2; v++) {
+        io[v].i_vtable = int_vtable;
+        io[v].f_vtable = float_vtable;
+        io[v].i = ints[v];
+        io[v].i_dim1 = steps;
+        io[v].i_dim2 = 1;
+        io[v].int_mode = true;
+        io[v].stride_map = map;
+        for (int k = 0; k < 8; k++) randomizers[v][k] = 12345 + (uint64_t)k * 7;
+    }
+    int batch = (int)(shelfscan_probe_random(seed) % (unsigned)map.shape[0]);
+    float black = (float)(shelfscan_probe_random(seed) % 25600) / 100.0f;
+    float contrast = shelfscan_probe_random(seed) % 8 == 0 ? 1e-3f : 1.0f + (float)(shelfscan_probe_random(seed) % 12700) / 100.0f;
+    copy_2d_here(&io[0], batch, pix, black, contrast, randomizers[0]);
+    real_copy_2d(&io[1], batch, pix, black, contrast, randomizers[1]);
+    pixDestroy(&pix);
+    return (memcmp(ints[0], ints[1], sizeof ints[0]) != 0) + (memcmp(randomizers[0], randomizers[1], sizeof randomizers[0]) != 0);
+}
+
 // One random maxpool both ways: a picture of 1-2 batches, up to 9 x 13 positions (each batch
 // its own height and width or not, never under the pooling's size), 1-20 features each (16 in
 // half of them), x and y
@@ -890,7 +1012,7 @@ static long compare_maxpool_forward(unsigned *seed) {
 static long compare(int trials, unsigned seed) {
     if (!(real_max_index && real_is_valid && real_is_last && real_increment && real_set_t && real_add_offset && real_write_part
           && real_maxpool && int_array_vtable && float_array_vtable && real_convolve && real_resize_to_map && real_randomize
-          && delete_one && delete_array))
+          && real_copy_2d && delete_one && delete_array))
         return -1;
     // The library's methods call one another through the executable's: those must hand on.
     int before = __atomic_exchange_n(&state, 2, __ATOMIC_ACQ_REL);
@@ -946,6 +1068,7 @@ static long compare(int trials, unsigned seed) {
         differ += compare_maxpool(&seed);
         if (trial % 10 == 0) differ += compare_convolve(&seed);
         if (trial % 10 == 5) differ += compare_maxpool_forward(&seed);
+        if (trial % 5 == 2) differ += compare_copy_2d(&seed);
     }
     __atomic_store_n(&state, before, __ATOMIC_RELEASE);
     return differ;

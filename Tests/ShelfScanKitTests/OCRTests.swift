@@ -342,7 +342,7 @@ struct OCRTests {
         func reading() throws -> (text: String, json: String) { try OCRSample.reading(shelf, by: engine) }
         let own = TesseractEngine.useOwnLSTMSteps(true)
         defer { TesseractEngine.useOwnLSTMSteps(true) }
-        let poolings = TesseractEngine.ownPoolings
+        let poolings = TesseractEngine.ownPoolings, copies = TesseractEngine.ownLineCopies
         let ours = try reading()
         // The executable's do the work where the library is the one whose layout was checked
         // (the test binary exports them too); with any other, the library's own run.
@@ -350,6 +350,8 @@ struct OCRTests {
         // Its pooling too, once per line read, where the library's Maxpool::Forward is the one
         // whose machine code was read (Debian 12's).
         if own == .own { #expect(TesseractEngine.ownPoolings > poolings) }
+        // And each line's pixels into the network's input (gray, int8), through the gray table.
+        if own == .own { #expect(TesseractEngine.ownLineCopies > copies) }
         #expect(TesseractEngine.useOwnLSTMSteps(false) == .library)
         let theirs = try reading()
         #expect(ours.text.contains("Pride and Prejudice"), "read: \(ours.text)")

@@ -18,6 +18,10 @@
 ///   forty-ninth session's AMD EPYC); here a window inside the picture over 16 int8 features
 ///   (the fast model's Mp3,3) is one run in registers (0.4%), others as the library does them.
 ///   Only with the libtesseract whose `Maxpool::Forward` machine code was read (its bytes hashed).
+/// - `tesseract::NetworkIO::Copy2DImage`: each line picture's grays into the network's int8
+///   input, a `SetPixel` call (a division and a rounding) per pixel there (0.9% of a 12 MP
+///   shelf's CPU); here a table of the 256 grays' values per line. Gray pictures into int-mode
+///   inputs of one feature; others the library's.
 ///
 /// libtesseract's own calls reach these (the executable exports them, see Package.swift's
 /// `interposed`). Same arithmetic, same results. They do the work only with a libtesseract whose
@@ -37,6 +41,12 @@ void shelfscan_quantise(signed char *line, int n, const float *input);
 
 /// How many `Maxpool::Forward` calls the executable's definition did the work of (for tests).
 long shelfscan_lstm_steps_poolings(void);
+
+/// How many `NetworkIO::Copy2DImage` calls (each line picture's grays into the LSTM's int8
+/// input, `(gray - black) / contrast - 1` times 128, rounded, clipped; the library's a
+/// `SetPixel` call per pixel) the executable's definition did the work of, each gray's value
+/// worked out once per line (for tests).
+long shelfscan_lstm_steps_copies(void);
 
 /// Makes the definitions do the work (`on` 1, where the checks passed) or hand each call to the
 /// library's own (`on` 0), from now on, for every thread; returns the state then. For tests.

@@ -410,6 +410,10 @@ public final class TesseractEngine: @unchecked Sendable {
     /// in this process.
     public static var ownPoolings: Int { shelfscan_lstm_steps_poolings() }
 
+    /// How many line pictures the executable's `NetworkIO::Copy2DImage` has copied into the
+    /// LSTM's input in this process.
+    public static var ownLineCopies: Int { shelfscan_lstm_steps_copies() }
+
     /// How many of `trials` random cases the executable's and the library's LSTM steps disagree
     /// on (nil when the library's are not found).
     public static func lstmStepDisagreements(trials: Int, seed: UInt32) -> Int? {
