@@ -156,6 +156,133 @@ static int window_tables(const uint8_t *px, int w, int h, int wc, uint32_t **sum
 }
 #endif
 
+#if defined(__x86_64__)
+// Windows too large for 32-bit sums of squares (65025 n >= 2^31: over 181 pixels across):
+// the squares' summed-area table in 64 bits, as the Swift reference keeps it (its sums stay 32
+// bits: 255 n < 2^32). Window sums of squares under 2^52 convert to double exactly.
+static int window_tables_wide(const uint8_t *px, int w, int h, int wc, uint32_t **sums_out, uint64_t **squares_out, int *stride_out) {
+    int incr = 2 * wc + 1;
+    if (incr > 4000 || w < 2 * wc + 3 || h < 2 * wc + 3) return -1;
+    int b = wc + 1, bw = w + 2 * b, bh = h + 2 * b, stride = bw + 1;
+    size_t cells = (size_t)(bh + 1) * stride;
+    uint32_t *sums = calloc(cells, sizeof(uint32_t));
+    uint64_t *squares = calloc(cells, sizeof(uint64_t));
+    int *columns = malloc(sizeof(int) * (size_t)bw);
+    if (!sums || !squares || !columns) {
+        free(sums); free(squares); free(columns);
+        return -1;
+    }
+    for (int x = 0; x < bw; x++) columns[x] = x < b ? b - 1 - x : (x >= b + w ? 2 * w + b - 1 - x : x - b);
+    for (int y = 0; y < bh; y++) {
+        int sy = y < b ? b - 1 - y : (y >= b + h ? 2 * h + b - 1 - y : y - b);
+        const uint8_t *row = px + (size_t)sy * w;
+        uint32_t rowSum = 0;
+        uint64_t rowSquares = 0;
+        const uint32_t *sAbove = sums + (size_t)y * stride;
+        const uint64_t *qAbove = squares + (size_t)y * stride;
+        uint32_t *sHere = sums + (size_t)(y + 1) * stride;
+        uint64_t *qHere = squares + (size_t)(y + 1) * stride;
+        for (int x = 0; x < bw; x++) {
+            uint32_t v = row[columns[x]];
+            rowSum += v;
+            rowSquares += v * v;
+            sHere[x + 1] = sAbove[x + 1] + rowSum;
+            qHere[x + 1] = qAbove[x + 1] + rowSquares;
+        }
+    }
+    free(columns);
+    *sums_out = sums;
+    *squares_out = squares;
+    *stride_out = stride;
+    return 0;
+}
+
+/// `pixel_bits` with a 64-bit sum of squares.
+static inline unsigned pixel_bits_wide(uint8_t v, uint32_t sum, uint64_t sq, uint32_t count, float meanNorm, double squareNorm, double k) {
+    uint32_t inverseSum = 255 * count - sum;
+    uint64_t inverseSquares = 65025 * (uint64_t)count + sq - 510 * (uint64_t)sum;
+    uint32_t mean = (uint32_t)(meanNorm * (float)sum) & 0xff;
+    uint32_t inverseMean = (uint32_t)(meanNorm * (float)inverseSum) & 0xff;
+    uint32_t meanSquare = (uint32_t)(squareNorm * (double)sq + 0.5);
+    uint32_t inverseMeanSquare = (uint32_t)(squareNorm * (double)inverseSquares + 0.5);
+    unsigned bits = 0;
+    if ((int)v < threshold(mean, meanSquare, k)) bits |= 1;
+    if (255 - (int)v < threshold(inverseMean, inverseMeanSquare, k)) bits |= 2;
+    return bits;
+}
+
+/// Four 64-bit integers under 2^52 as doubles, exactly (their bits under those of 2^52).
+static AVX2 inline __m256d doubles4(__m256i x) {
+    const __m256i magic = _mm256_set1_epi64x(0x4330000000000000LL);
+    return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(x, magic)), _mm256_set1_pd(4503599627370496.0));
+}
+
+/// `mean_squares8` of eight 64-bit sums of squares, four in each of `low` and `high`.
+static AVX2 inline __m256i mean_squares8_wide(__m256i low, __m256i high, __m256d squareNorm) {
+    const __m256d half = _mm256_set1_pd(0.5);
+    __m256d l = _mm256_add_pd(_mm256_mul_pd(squareNorm, doubles4(low)), half);
+    __m256d h = _mm256_add_pd(_mm256_mul_pd(squareNorm, doubles4(high)), half);
+    return _mm256_set_m128i(_mm256_cvttpd_epi32(h), _mm256_cvttpd_epi32(l));
+}
+
+static AVX2 inline __m256i box4_wide(const uint64_t *top, const uint64_t *bottom, int l, int r) {
+    __m256i a = _mm256_loadu_si256((const __m256i *)(bottom + r)), b = _mm256_loadu_si256((const __m256i *)(bottom + l));
+    __m256i c = _mm256_loadu_si256((const __m256i *)(top + r)), d = _mm256_loadu_si256((const __m256i *)(top + l));
+    return _mm256_add_epi64(_mm256_sub_epi64(_mm256_sub_epi64(a, b), c), d);
+}
+
+/// `binarise` over the 64-bit squares' table: the same bits as the Swift reference's.
+static AVX2 void binarise_wide(const uint8_t *px, int w, int h, int incr, const uint32_t *sums, const uint64_t *squares, int stride,
+                               float meanNorm, double squareNorm, double k, uint32_t *dark, uint32_t *light, int wpl) {
+    const uint32_t count = (uint32_t)(incr * incr);
+    const __m256i count255 = _mm256_set1_epi32((int)(255 * count)), count65025 = _mm256_set1_epi64x((long long)(65025 * (uint64_t)count));
+    const __m256i c510 = _mm256_set1_epi64x(510), c255 = _mm256_set1_epi32(255), low8 = _mm256_set1_epi32(0xff);
+    const __m256 meanNormV = _mm256_set1_ps(meanNorm);
+    const __m256d squareNormV = _mm256_set1_pd(squareNorm), kV = _mm256_set1_pd(k);
+    for (int y = 0; y < h; y++) {
+        const uint32_t *sTop = sums + (size_t)(y + 1) * stride, *sBottom = sums + (size_t)(y + 1 + incr) * stride;
+        const uint64_t *qTop = squares + (size_t)(y + 1) * stride, *qBottom = squares + (size_t)(y + 1 + incr) * stride;
+        const uint8_t *row = px + (size_t)y * w;
+        for (int x0 = 0; x0 < w; x0 += 32) {
+            uint32_t darkWord = 0, lightWord = 0;
+            for (int g = 0; g < 4; g++) {
+                int x = x0 + 8 * g;
+                if (x >= w) break;
+                if (x + 8 <= w) {
+                    int l = x + 1, r = x + 1 + incr;
+                    __m256i sum = box8(sTop, sBottom, l, r);
+                    __m256i sqLow = box4_wide(qTop, qBottom, l, r), sqHigh = box4_wide(qTop, qBottom, l + 4, r + 4);
+                    __m256i inverseSum = _mm256_sub_epi32(count255, sum);
+                    __m256i sumLow = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(sum)), sumHigh = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(sum, 1));
+                    __m256i invLow = _mm256_sub_epi64(_mm256_add_epi64(count65025, sqLow), _mm256_mul_epu32(c510, sumLow));
+                    __m256i invHigh = _mm256_sub_epi64(_mm256_add_epi64(count65025, sqHigh), _mm256_mul_epu32(c510, sumHigh));
+                    __m256i mean = _mm256_and_si256(_mm256_cvttps_epi32(_mm256_mul_ps(meanNormV, _mm256_cvtepi32_ps(sum))), low8);
+                    __m256i inverseMean = _mm256_and_si256(_mm256_cvttps_epi32(_mm256_mul_ps(meanNormV, _mm256_cvtepi32_ps(inverseSum))), low8);
+                    __m256i darkT = thresholds8(mean, mean_squares8_wide(sqLow, sqHigh, squareNormV), kV);
+                    __m256i lightT = thresholds8(inverseMean, mean_squares8_wide(invLow, invHigh, squareNormV), kV);
+                    __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(row + x)));
+                    unsigned d = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(darkT, v)));
+                    unsigned li = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(lightT, _mm256_sub_epi32(c255, v))));
+                    darkWord |= d << (8 * g);
+                    lightWord |= li << (8 * g);
+                } else {
+                    for (int e = x; e < w; e++) {
+                        int l = e + 1, r = e + 1 + incr;
+                        uint32_t sum = sBottom[r] - sBottom[l] - sTop[r] + sTop[l];
+                        uint64_t sq = qBottom[r] - qBottom[l] - qTop[r] + qTop[l];
+                        unsigned bits = pixel_bits_wide(row[e], sum, sq, count, meanNorm, squareNorm, k);
+                        darkWord |= (bits & 1u) << (e - x0);
+                        lightWord |= ((bits >> 1) & 1u) << (e - x0);
+                    }
+                }
+            }
+            dark[(size_t)y * wpl + (x0 >> 5)] = __builtin_bitreverse32(darkWord);
+            light[(size_t)y * wpl + (x0 >> 5)] = __builtin_bitreverse32(lightWord);
+        }
+    }
+}
+#endif
+
 int shelfscan_sauvola_both(const unsigned char *px, int w, int h, int wc, float meanNorm, double squareNorm, double k,
                            unsigned int *dark, unsigned int *light, int wpl) {
 #if defined(__x86_64__)
@@ -164,11 +291,19 @@ int shelfscan_sauvola_both(const unsigned char *px, int w, int h, int wc, float 
         const char *setting = getenv("SHELFSCAN_SAUVOLA_SIMD");
         usable = __builtin_cpu_supports("avx2") && !(setting && strcmp(setting, "off") == 0);
     }
+    if (!usable) return -1;
     uint32_t *sums, *squares;
     int stride;
-    if (!usable || window_tables(px, w, h, wc, &sums, &squares, &stride) != 0) return -1;
-    binarise(px, w, h, 2 * wc + 1, sums, squares, stride, meanNorm, squareNorm, k, dark, light, wpl);
-    free(sums); free(squares);
+    if ((2 * wc + 1) * (2 * wc + 1) <= 33000) {
+        if (window_tables(px, w, h, wc, &sums, &squares, &stride) != 0) return -1;
+        binarise(px, w, h, 2 * wc + 1, sums, squares, stride, meanNorm, squareNorm, k, dark, light, wpl);
+        free(sums); free(squares);
+        return 0;
+    }
+    uint64_t *wide_squares;
+    if (window_tables_wide(px, w, h, wc, &sums, &wide_squares, &stride) != 0) return -1;
+    binarise_wide(px, w, h, 2 * wc + 1, sums, wide_squares, stride, meanNorm, squareNorm, k, dark, light, wpl);
+    free(sums); free(wide_squares);
     return 0;
 #else
     (void)px; (void)w; (void)h; (void)wc; (void)meanNorm; (void)squareNorm; (void)k; (void)dark; (void)light; (void)wpl;

@@ -108,7 +108,9 @@ long shelfscan_scale_area_compare(int trials, unsigned seed);
 /// and double norms, `k`. Eight pixels at a time with AVX2: the same integer window sums, the
 /// same conversions, square roots, products and quotients lane by lane. Writes the set bits
 /// (1 dark) into `dark` and `light` (`wpl` words a row, zeroed) and returns 0; -1 where it
-/// cannot run (no AVX2, `SHELFSCAN_SAUVOLA_SIMD=off`, windows over 181 pixels across).
+/// cannot run (no AVX2, `SHELFSCAN_SAUVOLA_SIMD=off`, windows over 4,000 pixels across).
+/// Windows over 181 pixels across (sums of squares past 2^31) keep their squares' table in 64
+/// bits, as the Swift loops do.
 int shelfscan_sauvola_both(const unsigned char *pixels, int w, int h, int wc, float meanNorm, double squareNorm, double k,
                            unsigned int *dark, unsigned int *light, int wpl);
 
