@@ -149,6 +149,37 @@ struct GrayCropTests {
     }
 }
 
+extension GrayCropTests {
+    /// Leptonica's own conversion's bytes, padding included, and its resolution.
+    static func words(_ pix: UnsafeMutablePointer<Pix>) -> [UInt32] {
+        let n = Int(pixGetWpl(pix)) * Int(pixGetHeight(pix))
+        return Array(UnsafeBufferPointer(start: pixGetData(pix), count: n)) + [UInt32(pixGetXRes(pix)), UInt32(pixGetYRes(pix))]
+    }
+
+    @Test("colour to gray by the executable (luminance, darkest channel): Leptonica's bytes, every width's tail, random colours and a photo")
+    func ownConversions() throws {
+        var random = SplitMix64(state: 41)
+        var pictures: [PixImage] = []
+        for (w, h) in [(1, 1), (3, 2), (7, 5), (8, 3), (9, 9), (31, 4), (64, 17), (203, 11)] {
+            let pix = try #require(pixCreate(Int32(w), Int32(h), 32))
+            let data = try #require(pixGetData(pix))
+            for k in 0..<(Int(pixGetWpl(pix)) * h) { data[k] = UInt32(truncatingIfNeeded: random.next()) }
+            pixSetResolution(pix, Int32(w * 3), Int32(h * 5))
+            pictures.append(PixImage(owning: pix))
+        }
+        pictures.append(try ImageLoader().load(path: Fixtures.sample("shelves/shelf-1row-mixed.jpg")).image)
+        for picture in pictures {
+            #expect(picture.depth == 32)
+            let luminance = try picture.grayscale(), darkest = try picture.darkestChannel()
+            let theirs = try #require(picture.withPix { pixConvertRGBToLuminance($0) })
+            let theirDarkest = try #require(picture.withPix { pixConvertRGBToGrayMinMax($0, Int32(L_CHOOSE_MIN)) })
+            defer { var a: UnsafeMutablePointer<Pix>? = theirs, b: UnsafeMutablePointer<Pix>? = theirDarkest; pixDestroy(&a); pixDestroy(&b) }
+            #expect(luminance.withPix { Self.words($0) } == Self.words(theirs), "\(picture.width)x\(picture.height)")
+            #expect(darkest.withPix { Self.words($0) } == Self.words(theirDarkest), "\(picture.width)x\(picture.height)")
+        }
+    }
+}
+
 @Suite("Painting through a mask")
 struct MaskedSettingTests {
     @Test("the executable's pixSetMasked and pixDistanceFunction give what Leptonica's do: random masks and blobs, and Tesseract's readings either way")

@@ -155,6 +155,16 @@ int shelfscan_set_masked_use(int on);
 /// Random masks and pictures through both; how many results differed (-1: not Leptonica 1.82.0).
 long shelfscan_set_masked_compare(int trials, unsigned seed);
 
+/// Leptonica's `pixConvertRGBToLuminance` (`pixConvertRGBToGray` with its default weights: 0.3
+/// red, 0.5 green, 0.2 blue, summed in single precision, plus 0.5 in double, truncated) and
+/// `pixConvertRGBToGrayMinMax(pixs, L_CHOOSE_MIN)` (each pixel's darkest channel) of a 32-bit
+/// picture, eight pixels at a time with AVX2: the same operations lane by lane, the same bytes,
+/// resolution and input format. The whole photo's two grays, made while the other worker
+/// waits (`PixImage.grayCrop`). NULL without AVX2 or for other pictures (the caller asks
+/// Leptonica).
+struct Pix *shelfscan_rgb_luminance(struct Pix *pixs);
+struct Pix *shelfscan_rgb_darkest(struct Pix *pixs);
+
 struct Numa;
 
 /// Leptonica's `pixGetGrayHistogram(pix, 1)` of an 8-bit picture without colormap under 2^24

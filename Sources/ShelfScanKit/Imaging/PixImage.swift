@@ -71,7 +71,10 @@ public final class PixImage: @unchecked Sendable {
     /// An 8-bit grayscale version (luminance for colour images, colormaps removed).
     public func grayscale() throws(ShelfScanError) -> PixImage {
         if depth == 8 && pixGetColormap(pix) == nil { return try copy() }
-        if depth == 32 { return try derived("grayscale") { pixConvertRGBToLuminance($0) } }
+        if depth == 32 {
+            if Self.ownGray, let made = withPix({ shelfscan_rgb_luminance($0) }) { return PixImage(owning: made) }
+            return try derived("grayscale") { pixConvertRGBToLuminance($0) }
+        }
         return try derived("grayscale") { pixConvertTo8($0, 0) }
     }
 
@@ -109,9 +112,16 @@ public final class PixImage: @unchecked Sendable {
     /// `grayscale()`): lettering in a colour on a pale ground (orange on cream, yellow on white),
     /// whose luminance is near the ground's, comes out dark on light.
     public func darkestChannel() throws(ShelfScanError) -> PixImage {
-        if depth == 32 { return try derived("darkest channel") { pixConvertRGBToGrayMinMax($0, Int32(L_CHOOSE_MIN)) } }
+        if depth == 32 {
+            if Self.ownGray, let made = withPix({ shelfscan_rgb_darkest($0) }) { return PixImage(owning: made) }
+            return try derived("darkest channel") { pixConvertRGBToGrayMinMax($0, Int32(L_CHOOSE_MIN)) }
+        }
         return try grayscale()
     }
+
+    /// Colour to gray (`grayscale`, `darkestChannel`) by the executable (`CRotateAM`'s gray.c:
+    /// Leptonica's bytes, eight pixels at a time) unless `SHELFSCAN_OWN_GRAY=off`.
+    static let ownGray = ProcessInfo.processInfo.environment["SHELFSCAN_OWN_GRAY"] != "off"
 
     /// An 8-bit grayscale version along the colours' main axis of hue, dark on light, nil for
     /// images whose hues spread less than `minimumSpread` (gray, black or white crops; images
