@@ -180,6 +180,27 @@ extension GrayCropTests {
     }
 }
 
+extension RotationTests {
+    @Test("quarter turns of gray by the executable, both ways: Leptonica's pixRotate90 bytes, padding and resolution, every width and height's tail")
+    func quarterTurns() throws {
+        var bytes = SeededBytes(seed: 19)
+        for (w, h) in [(1, 1), (1, 6), (5, 1), (3, 3), (4, 4), (5, 7), (8, 8), (9, 13), (17, 6), (33, 47), (301, 122)] {
+            let gray = try PixImage(gray: bytes.grays(width: w, height: h))
+            gray.withPix { _ = pixSetResolution($0, 150, 300) }
+            for direction: Int32 in [1, -1] {
+                let own = try #require(gray.withPix { shelfscan_rotate90($0, direction) })
+                let library = try #require(gray.withPix { pixRotate90($0, direction) })
+                defer { var a: UnsafeMutablePointer<Pix>? = own, b: UnsafeMutablePointer<Pix>? = library; pixDestroy(&a); pixDestroy(&b) }
+                #expect(pixGetWidth(own) == Int32(h) && pixGetHeight(own) == Int32(w))
+                #expect(GrayCropTests.words(own) == GrayCropTests.words(library), "\(w)x\(h) turned \(direction)")
+            }
+            // Through rotated(quarterTurns:), a whole turn round comes back.
+            let round = try gray.rotated(quarterTurns: 1).rotated(quarterTurns: 3)
+            #expect(try round.grayBytes().pixels == gray.grayBytes().pixels)
+        }
+    }
+}
+
 @Suite("Painting through a mask")
 struct MaskedSettingTests {
     @Test("the executable's pixSetMasked and pixDistanceFunction give what Leptonica's do: random masks and blobs, and Tesseract's readings either way")

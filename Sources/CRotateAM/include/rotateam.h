@@ -165,6 +165,12 @@ long shelfscan_set_masked_compare(int trials, unsigned seed);
 struct Pix *shelfscan_rgb_luminance(struct Pix *pixs);
 struct Pix *shelfscan_rgb_darkest(struct Pix *pixs);
 
+/// Leptonica's `pixRotate90(pixs, direction)` (1 clockwise, -1 counter-clockwise) of an 8-bit
+/// picture without colormap: the same bytes (padding zero), resolution, input format and
+/// samples per pixel, a 4 x 4 block of pixels at a time (one byte shuffle) instead of a pixel at
+/// a time down the source's columns. NULL elsewhere (the caller asks Leptonica).
+struct Pix *shelfscan_rotate90(struct Pix *pixs, int direction);
+
 struct Numa;
 
 /// Leptonica's `pixGetGrayHistogram(pix, 1)` of an 8-bit picture without colormap under 2^24

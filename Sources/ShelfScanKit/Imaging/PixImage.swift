@@ -119,8 +119,9 @@ public final class PixImage: @unchecked Sendable {
         return try grayscale()
     }
 
-    /// Colour to gray (`grayscale`, `darkestChannel`) by the executable (`CRotateAM`'s gray.c:
-    /// Leptonica's bytes, eight pixels at a time) unless `SHELFSCAN_OWN_GRAY=off`.
+    /// Colour to gray (`grayscale`, `darkestChannel`) and quarter turns of gray (`rotated(quarterTurns:)`)
+    /// by the executable (`CRotateAM`'s gray.c and orth.c: Leptonica's bytes, eight pixels or a
+    /// 4 x 4 block at a time) unless `SHELFSCAN_OWN_GRAY=off`.
     static let ownGray = ProcessInfo.processInfo.environment["SHELFSCAN_OWN_GRAY"] != "off"
 
     /// An 8-bit grayscale version along the colours' main axis of hue, dark on light, nil for
@@ -353,6 +354,8 @@ public final class PixImage: @unchecked Sendable {
     public func rotated(quarterTurns: Int) throws(ShelfScanError) -> PixImage {
         let q = ((quarterTurns % 4) + 4) % 4
         if q == 0 { return try copy() }
+        // A quarter turn of gray by the executable (Leptonica's bytes, 4 x 4 pixels at a time).
+        if q != 2, Self.ownGray, let made = withPix({ shelfscan_rotate90($0, q == 1 ? 1 : -1) }) { return PixImage(owning: made) }
         return try derived("rotate") { pixRotateOrth($0, Int32(q)) }
     }
 
