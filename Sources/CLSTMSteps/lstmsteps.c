@@ -256,9 +256,33 @@ static inline void copy_inputs(struct net_io *to, int t, int offset, const struc
     }
 }
 
+// NetworkIO::Randomize: `n` features of time step `t` from `offset` on, each the randomizer's
+// next SignedRand (times 127 and rounded half away from zero in int mode). Tesseract's TRand is
+// a std::minstd_rand (its one 64-bit word: x <- 48271 x mod 2^31 - 1); SignedRand(range) is
+// range * 2.0 * x / INT32_MAX - range in double precision. The library's computes the modulo by
+// a multiply-high and calls through its linkage table per span: the same numbers here, inline.
+static inline void randomize(struct net_io *io, int t, int offset, int n, void *randomizer) {
+    uint64_t *state = randomizer, x = *state;
+    if (io->int_mode) {
+        int8_t *line = io->i + (long)t * io->i_dim2 + offset;
+        for (int k = 0; k < n; k++) {
+            x = x * 48271u % 2147483647u;
+            double v = 127.0 * 2.0 * (double)(int32_t)x / 2147483647.0 - 127.0;
+            line[k] = (int8_t)(v >= 0.0 ? (int)(v + 0.5) : -(int)(0.5 - v));
+        }
+    } else {
+        float *line = io->f + (long)t * io->f_dim2 + offset;
+        for (int k = 0; k < n; k++) {
+            x = x * 48271u % 2147483647u;
+            line[k] = (float)(1.0 * 2.0 * (double)(int32_t)x / 2147483647.0 - 1.0);
+        }
+    }
+    *state = x;
+}
+
 // Convolve::Forward: each position's window of (2 half_x + 1) x (2 half_y + 1) inputs stacked
-// into its output, x outer, y inner; what falls outside the picture random (the library's
-// Randomize, called in the same order, so the randomizer's sequence is the same). The library's
+// into its output, x outer, y inner; what falls outside the picture random (Randomize's numbers,
+// `randomize` above, drawn in the same order, so the randomizer's sequence is the same). The library's
 // steps through the window with index objects and copies one input per call: on the first
 // layer (one gray per pixel) a dozen calls through the linkage table per pixel.
 static void convolve_forward(const struct convolve *layer, const struct net_io *input, struct net_io *output) {
@@ -308,14 +332,14 @@ static void convolve_forward(const struct convolve *layer, const struct net_io *
         for (int x = -layer->half_x; x <= layer->half_x; x++, out_ix += y_scale * ni) {
             struct stride_index column = at;
             if (!add_offset(&column, x, 2)) {
-                real_randomize(output, t, out_ix, y_scale * ni, layer->randomizer);
+                randomize(output, t, out_ix, y_scale * ni, layer->randomizer);
                 continue;
             }
             int out_iy = out_ix;
             for (int y = -layer->half_y; y <= layer->half_y; y++, out_iy += ni) {
                 struct stride_index cell = column;
                 if (add_offset(&cell, y, 1)) copy_inputs(output, t, out_iy, input, cell.t, ni);
-                else real_randomize(output, t, out_iy, ni, layer->randomizer);
+                else randomize(output, t, out_iy, ni, layer->randomizer);
             }
         }
     } while (increment(&at));
@@ -489,7 +513,7 @@ static inline int8_t input_value(int pixel, float black, float contrast) {
 // NetworkIO::Copy2DImage for a gray line picture into an int-mode input of one feature (every
 // line the LSTM reads): the library converts each pixel by a call to SetPixel (its division
 // and rounding per pixel); here the 256 grays' values are worked out once and looked up. What
-// lies past the picture is the library's Randomize, called in the same order.
+// lies past the picture is random as Randomize makes it, in the same order.
 static bool copy_2d_fits(const struct net_io *io, struct Pix *pix) {
     return io->int_mode && io->i_dim2 == 1 && pix && pixGetDepth(pix) == 8;
 }
@@ -512,7 +536,7 @@ static void copy_2d_here(struct net_io *io, int batch, struct Pix *pix, float bl
             for (; x < width; ++x) to[x] = values[bytes[x ^ 3]];
             t += width;
         }
-        for (; x < target_width; ++x) real_randomize(io, t++, 0, 1, randomizer);
+        for (; x < target_width; ++x) randomize(io, t++, 0, 1, randomizer);
     }
 }
 
