@@ -1,6 +1,7 @@
-// See include/rotateam.h (shelfscan_rotate90).
+// See include/rotateam.h (shelfscan_rotate90, shelfscan_crop).
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -72,4 +73,41 @@ struct Pix *shelfscan_rotate90(struct Pix *pixs, int direction) {
     (void)pixs; (void)direction;
     return NULL;
 #endif
+}
+
+struct Pix *shelfscan_crop(struct Pix *pixs, int x, int y, int w, int h) {
+    if (!pixs || pixGetColormap(pixs) || w <= 0 || h <= 0 || x < 0 || y < 0) return NULL;
+    const int d = pixGetDepth(pixs);
+    if ((d != 8 && d != 32) || x + w > pixGetWidth(pixs) || y + h > pixGetHeight(pixs)) return NULL;
+    // pixClipRectangle's picture: made (here without clearing: every word is written), the
+    // source's resolution and text.
+    struct Pix *pixd = pixCreateNoInit(w, h, d);
+    if (!pixd) return NULL;
+    pixCopyResolution(pixd, pixs);
+    pixCopyText(pixd, pixs);
+    const uint32_t *datas = pixGetData(pixs);
+    uint32_t *datad = pixGetData(pixd);
+    const int wpls = pixGetWpl(pixs), wpld = pixGetWpl(pixd);
+    for (int i = 0; i < h; i++) {
+        const uint32_t *s = datas + (size_t)(y + i) * wpls;
+        uint32_t *row = datad + (size_t)i * wpld;
+        if (d == 32) {
+            memcpy(row, s + x, sizeof(uint32_t) * (size_t)w);
+            continue;
+        }
+        // 8-bit: a word's first pixel in its top byte, so pixels x ... x + 3 of the source are
+        // its words q and q + 1 shifted together; the last word's bytes past the width zero.
+        const int q = x >> 2, r = x & 3, words = (w + 3) >> 2;
+        if (r == 0) {
+            memcpy(row, s + q, sizeof(uint32_t) * (size_t)words);
+        } else {
+            const int shift = 8 * r;
+            for (int k = 0; k < words; k++) {
+                uint32_t next = q + k + 1 < wpls ? s[q + k + 1] : 0;
+                row[k] = (s[q + k] << shift) | (next >> (32 - shift));
+            }
+        }
+        if (w & 3) row[words - 1] &= 0xffffffffu << (32 - 8 * (w & 3));
+    }
+    return pixd;
 }

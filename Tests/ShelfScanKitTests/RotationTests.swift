@@ -201,6 +201,34 @@ extension RotationTests {
     }
 }
 
+extension GrayCropTests {
+    @Test("crops by the executable, gray and colour, every start and width within a word: Leptonica's pixClipRectangle words, padding, resolution and text")
+    func ownCrops() throws {
+        var random = SplitMix64(state: 23)
+        for depth: Int32 in [8, 32] {
+            let (w, h) = (53, 29)
+            let pix = try #require(pixCreate(Int32(w), Int32(h), depth))
+            let data = try #require(pixGetData(pix))
+            for k in 0..<(Int(pixGetWpl(pix)) * h) { data[k] = UInt32(truncatingIfNeeded: random.next()) }
+            pixSetResolution(pix, 200, 100)
+            pixSetText(pix, "source")
+            let picture = PixImage(owning: pix)
+            for _ in 0..<60 {
+                let x = Int(random.next() % UInt64(w)), y = Int(random.next() % UInt64(h))
+                let bw = 1 + Int(random.next() % UInt64(w - x)), bh = 1 + Int(random.next() % UInt64(h - y))
+                let own = try #require(picture.withPix { shelfscan_crop($0, Int32(x), Int32(y), Int32(bw), Int32(bh)) })
+                let box = try #require(boxCreate(Int32(x), Int32(y), Int32(bw), Int32(bh)))
+                let library = try #require(picture.withPix { pixClipRectangle($0, box, nil) })
+                defer { var a: UnsafeMutablePointer<Pix>? = own, b: UnsafeMutablePointer<Pix>? = library, c: UnsafeMutablePointer<Box>? = box
+                        pixDestroy(&a); pixDestroy(&b); boxDestroy(&c) }
+                #expect(GrayCropTests.words(own) == GrayCropTests.words(library), "\(depth) bits, \(bw)x\(bh) at \(x),\(y)")
+                #expect(pixGetSpp(own) == pixGetSpp(library) && pixGetInputFormat(own) == pixGetInputFormat(library))
+                #expect(String(cString: pixGetText(own)) == "source")
+            }
+        }
+    }
+}
+
 @Suite("Painting through a mask")
 struct MaskedSettingTests {
     @Test("the executable's pixSetMasked and pixDistanceFunction give what Leptonica's do: random masks and blobs, and Tesseract's readings either way")

@@ -171,6 +171,13 @@ struct Pix *shelfscan_rgb_darkest(struct Pix *pixs);
 /// a time down the source's columns. NULL elsewhere (the caller asks Leptonica).
 struct Pix *shelfscan_rotate90(struct Pix *pixs, int direction);
 
+/// Leptonica's `pixClipRectangle` of an 8- or 32-bit picture without colormap to a box inside
+/// it (`x`, `y`, `w`, `h`): the same words, padding zero, resolution and text, each row copied
+/// whole (8-bit: two source words shifted together per word where the box starts inside a
+/// word) into a picture not cleared first, instead of cleared and then written by the general
+/// rasterop. NULL elsewhere (the caller asks Leptonica).
+struct Pix *shelfscan_crop(struct Pix *pixs, int x, int y, int w, int h);
+
 struct Numa;
 
 /// Leptonica's `pixGetGrayHistogram(pix, 1)` of an 8-bit picture without colormap under 2^24

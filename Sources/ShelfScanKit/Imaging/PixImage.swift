@@ -119,9 +119,9 @@ public final class PixImage: @unchecked Sendable {
         return try grayscale()
     }
 
-    /// Colour to gray (`grayscale`, `darkestChannel`) and quarter turns of gray (`rotated(quarterTurns:)`)
-    /// by the executable (`CRotateAM`'s gray.c and orth.c: Leptonica's bytes, eight pixels or a
-    /// 4 x 4 block at a time) unless `SHELFSCAN_OWN_GRAY=off`.
+    /// Colour to gray (`grayscale`, `darkestChannel`), quarter turns of gray (`rotated(quarterTurns:)`)
+    /// and crops (`cropped(to:)`) by the executable (`CRotateAM`'s gray.c and orth.c: Leptonica's
+    /// bytes, eight pixels, a 4 x 4 block or a row at a time) unless `SHELFSCAN_OWN_GRAY=off`.
     static let ownGray = ProcessInfo.processInfo.environment["SHELFSCAN_OWN_GRAY"] != "off"
 
     /// An 8-bit grayscale version along the colours' main axis of hue, dark on light, nil for
@@ -190,7 +190,9 @@ public final class PixImage: @unchecked Sendable {
     public func cropped(to box: BoundingBox) throws(ShelfScanError) -> PixImage {
         let x = max(0, box.x), y = max(0, box.y)
         let w = min(width - x, box.width - (x - box.x)), h = min(height - y, box.height - (y - box.y))
-        guard w > 0, h > 0, let b = boxCreate(Int32(x), Int32(y), Int32(w), Int32(h)) else {
+        guard w > 0, h > 0 else { throw ShelfScanError(.corruptImage, "crop outside the image") }
+        if Self.ownGray, let made = withPix({ shelfscan_crop($0, Int32(x), Int32(y), Int32(w), Int32(h)) }) { return PixImage(owning: made) }
+        guard let b = boxCreate(Int32(x), Int32(y), Int32(w), Int32(h)) else {
             throw ShelfScanError(.corruptImage, "crop outside the image")
         }
         var owned: UnsafeMutablePointer<Box>? = b
