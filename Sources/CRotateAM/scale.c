@@ -73,7 +73,15 @@ static bool spans(Span *out, int nd, int ns) {
 /// added up with their row weights, every column at once (in the words' byte order: the same
 /// for every row), then that one row summed across each destination column's span (from its
 /// running sums). Integers throughout: the same totals, the same division.
-static struct Pix *scale_here(struct Pix *pixs, float scalex, float scaley) {
+// Compiled twice, for AVX2 and for any x86-64, the processor's chosen at load time: the same
+// integer sums either way.
+#if defined(__x86_64__)
+#define CLONED __attribute__((target_clones("avx2", "default")))
+#else
+#define CLONED
+#endif
+
+CLONED static struct Pix *scale_here(struct Pix *pixs, float scalex, float scaley) {
     int ws = pixGetWidth(pixs), hs = pixGetHeight(pixs), wpls = pixGetWpl(pixs);
     int wd = (int)(scalex * (float)ws + 0.5), hd = (int)(scaley * (float)hs + 0.5);
     Span *cols = malloc(sizeof(Span) * (size_t)wd), *rows = malloc(sizeof(Span) * (size_t)hd);
@@ -196,7 +204,7 @@ static bool interpolated_gray(struct Pix *pix, float scalex, float scaley) {
 /// mixed by the row weights, every column at once, then each destination pixel takes its two
 /// columns of that. The library's edges: the last row mixed with itself, the last column with
 /// itself. Integers: the same totals, the same division.
-static struct Pix *interpolate_here(struct Pix *pixs, float scalex, float scaley) {
+CLONED static struct Pix *interpolate_here(struct Pix *pixs, float scalex, float scaley) {
     int ws = pixGetWidth(pixs), hs = pixGetHeight(pixs), wpls = pixGetWpl(pixs);
     int wd = (int)(scalex * (float)ws + 0.5), hd = (int)(scaley * (float)hs + 0.5);
     float scx = 16. * (float)ws / (float)wd, scy = 16. * (float)hs / (float)hd;
