@@ -415,6 +415,28 @@ static __attribute__((target("avx512f,avx512bw,avx512vl"))) void pool16(int8_t *
 }
 #endif
 
+#if defined(__x86_64__)
+// `pool16` with AVX2: the best 16 values in one register, where each came from in two of eight.
+static __attribute__((target("avx2"))) void pool16_avx2(int8_t *out, const int8_t *in, int in_t, const int *inc, int x_scale,
+                                                        int y_scale, int *max_line) {
+    __m128i best = _mm_loadu_si128((const __m128i *)(in + (long)in_t * 16));
+    __m256i low = _mm256_set1_epi32(in_t), high = low;
+    for (int x = 0; x < x_scale; x++)
+        for (int y = 0; y < y_scale; y++) {
+            const int t = in_t + x * inc[2] + y * inc[1];
+            const __m128i value = _mm_loadu_si128((const __m128i *)(in + (long)t * 16));
+            const __m128i greater = _mm_cmpgt_epi8(value, best);
+            best = _mm_blendv_epi8(best, value, greater);
+            const __m256i step = _mm256_set1_epi32(t);
+            low = _mm256_blendv_epi8(low, step, _mm256_cvtepi8_epi32(greater));
+            high = _mm256_blendv_epi8(high, step, _mm256_cvtepi8_epi32(_mm_srli_si128(greater, 8)));
+        }
+    _mm_storeu_si128((__m128i *)out, best);
+    _mm256_storeu_si256((__m256i *)max_line, low);
+    _mm256_storeu_si256((__m256i *)(max_line + 8), high);
+}
+#endif
+
 // Maxpool::Forward: the output sized as the library sizes it (`ResizeScaled`), `maxes_` as its
 // `ResizeNoInit` does, the input's map kept (`back_map_`); then for each output position, the
 // input position at its scaled indices copied (`CopyTimeStepFrom`), every feature noted as from
@@ -438,9 +460,12 @@ static void maxpool_forward(struct maxpool *layer, const struct net_io *input, s
     assign_ints(&layer->back_map.widths, &input->stride_map.widths);
     const bool same_mode = output->int_mode == input->int_mode;
 #if defined(__x86_64__)
-    // The fast model's pooling (Mp3,3 over 16 int8 features): `pool16`.
-    const bool sixteen = same_mode && output->int_mode && layer->ni == 16 && input->i_dim2 == 16 && output->i_dim2 == 16
-        && quantises_wide();
+    // The fast model's pooling (Mp3,3 over 16 int8 features): `pool16` (AVX-512) or
+    // `pool16_avx2`, each window in registers.
+    const bool sixteen_bytes = same_mode && output->int_mode && layer->ni == 16 && input->i_dim2 == 16 && output->i_dim2 == 16;
+    const bool sixteen = sixteen_bytes && quantises_wide();
+    // AVX2 without AVX-512: `pool16_avx2`.
+    const bool sixteen_avx2 = sixteen_bytes && !sixteen && __builtin_cpu_supports("avx2");
 #endif
     const int *inc = input->stride_map.t_increments;
     struct stride_index at = {&output->stride_map, 0, {0, 0, 0}};
@@ -468,8 +493,10 @@ static void maxpool_forward(struct maxpool *layer, const struct net_io *input, s
         bool batch_valid = from.indices[0] >= 0 && from.indices[0] <= max_index(&from, 0);
         const int last_x = max_index(&from, 2), last_y = max_index(&from, 1);
 #if defined(__x86_64__)
-        if (sixteen && batch_valid && from.indices[2] + layer->x_scale - 1 <= last_x && from.indices[1] + layer->y_scale - 1 <= last_y) {
-            pool16(output->i + (long)out_t * 16, input->i, in_t, inc, layer->x_scale, layer->y_scale, max_line);
+        if ((sixteen || sixteen_avx2) && batch_valid && from.indices[2] + layer->x_scale - 1 <= last_x
+            && from.indices[1] + layer->y_scale - 1 <= last_y) {
+            if (sixteen) pool16(output->i + (long)out_t * 16, input->i, in_t, inc, layer->x_scale, layer->y_scale, max_line);
+            else pool16_avx2(output->i + (long)out_t * 16, input->i, in_t, inc, layer->x_scale, layer->y_scale, max_line);
             continue;
         }
 #endif
