@@ -27,10 +27,12 @@ static inline int threshold(uint32_t mean, uint32_t meanSquare, double k) {
     return (int32_t)((double)mv * (1.0 - k * (1.0 - sd / 128.0))) & 0xff;
 }
 
-/// Bit 0 dark, bit 1 light, for pixel `v` with window sum `sum` and sum of squares `sq`.
-static inline unsigned pixel_bits(uint8_t v, uint32_t sum, uint32_t sq, uint32_t count, float meanNorm, double squareNorm, double k) {
+/// Bit 0 dark, bit 1 light, for pixel `v` with window sum `sum` and sum of squares `sq` (the
+/// inverse's sum of squares, under 2^32 for windows up to 257 pixels across, is the same whole
+/// number in 64 bits as in 32).
+static inline unsigned pixel_bits(uint8_t v, uint32_t sum, uint64_t sq, uint32_t count, float meanNorm, double squareNorm, double k) {
     uint32_t inverseSum = 255 * count - sum;
-    uint32_t inverseSquares = 65025 * count + sq - 510 * sum;
+    uint64_t inverseSquares = 65025 * (uint64_t)count + sq - 510 * (uint64_t)sum;
     uint32_t mean = (uint32_t)(meanNorm * (float)sum) & 0xff;
     uint32_t inverseMean = (uint32_t)(meanNorm * (float)inverseSum) & 0xff;
     uint32_t meanSquare = (uint32_t)(squareNorm * (double)sq + 0.5);
@@ -68,149 +70,6 @@ static AVX2 inline __m256i box8(const uint32_t *top, const uint32_t *bottom, int
     return _mm256_add_epi32(_mm256_sub_epi32(_mm256_sub_epi32(a, b), c), d);
 }
 
-static AVX2 void binarise(const uint8_t *px, int w, int h, int incr, const uint32_t *sums, const uint32_t *squares, int stride,
-                          float meanNorm, double squareNorm, double k, uint32_t *dark, uint32_t *light, int wpl) {
-    const uint32_t count = (uint32_t)(incr * incr);
-    const __m256i count255 = _mm256_set1_epi32((int)(255 * count)), count65025 = _mm256_set1_epi32((int)(65025 * count));
-    const __m256i c510 = _mm256_set1_epi32(510), c255 = _mm256_set1_epi32(255), low8 = _mm256_set1_epi32(0xff);
-    const __m256 meanNormV = _mm256_set1_ps(meanNorm);
-    const __m256d squareNormV = _mm256_set1_pd(squareNorm), kV = _mm256_set1_pd(k);
-    for (int y = 0; y < h; y++) {
-        const uint32_t *sTop = sums + (size_t)(y + 1) * stride, *sBottom = sums + (size_t)(y + 1 + incr) * stride;
-        const uint32_t *qTop = squares + (size_t)(y + 1) * stride, *qBottom = squares + (size_t)(y + 1 + incr) * stride;
-        const uint8_t *row = px + (size_t)y * w;
-        for (int x0 = 0; x0 < w; x0 += 32) {
-            uint32_t darkWord = 0, lightWord = 0;
-            for (int g = 0; g < 4; g++) {
-                int x = x0 + 8 * g;
-                if (x >= w) break;
-                if (x + 8 <= w) {
-                    int l = x + 1, r = x + 1 + incr;
-                    __m256i sum = box8(sTop, sBottom, l, r), sq = box8(qTop, qBottom, l, r);
-                    __m256i inverseSum = _mm256_sub_epi32(count255, sum);
-                    __m256i inverseSquares = _mm256_sub_epi32(_mm256_add_epi32(count65025, sq), _mm256_mullo_epi32(c510, sum));
-                    __m256i mean = _mm256_and_si256(_mm256_cvttps_epi32(_mm256_mul_ps(meanNormV, _mm256_cvtepi32_ps(sum))), low8);
-                    __m256i inverseMean = _mm256_and_si256(_mm256_cvttps_epi32(_mm256_mul_ps(meanNormV, _mm256_cvtepi32_ps(inverseSum))), low8);
-                    __m256i darkT = thresholds8(mean, mean_squares8(sq, squareNormV), kV);
-                    __m256i lightT = thresholds8(inverseMean, mean_squares8(inverseSquares, squareNormV), kV);
-                    __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(row + x)));
-                    unsigned d = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(darkT, v)));
-                    unsigned li = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(lightT, _mm256_sub_epi32(c255, v))));
-                    darkWord |= d << (8 * g);
-                    lightWord |= li << (8 * g);
-                } else {
-                    for (int e = x; e < w; e++) {
-                        int l = e + 1, r = e + 1 + incr;
-                        uint32_t sum = sBottom[r] - sBottom[l] - sTop[r] + sTop[l];
-                        uint32_t sq = qBottom[r] - qBottom[l] - qTop[r] + qTop[l];
-                        unsigned bits = pixel_bits(row[e], sum, sq, count, meanNorm, squareNorm, k);
-                        darkWord |= (bits & 1u) << (e - x0);
-                        lightWord |= ((bits >> 1) & 1u) << (e - x0);
-                    }
-                }
-            }
-            // Leptonica keeps a word's first pixel in its most significant bit.
-            dark[(size_t)y * wpl + (x0 >> 5)] = __builtin_bitreverse32(darkWord);
-            light[(size_t)y * wpl + (x0 >> 5)] = __builtin_bitreverse32(lightWord);
-        }
-    }
-}
-#endif
-
-#if defined(__x86_64__)
-// Summed-area tables of the picture with its mirrored border of wc + 1 pixels (column b - 1 - x
-// of the border is the image's column x), a row and a column of zeros ahead, wrapping: window
-// sums come out exact. Both NULL when out of memory (or the windows too large for 32 bits).
-static int window_tables(const uint8_t *px, int w, int h, int wc, uint32_t **sums_out, uint32_t **squares_out, int *stride_out) {
-    int incr = 2 * wc + 1;
-    // Window sums of squares must stay under 2^31 (signed conversions): 65025 n < 2^31.
-    if (incr * incr > 33000 || w < 2 * wc + 3 || h < 2 * wc + 3) return -1;
-    int b = wc + 1, bw = w + 2 * b, bh = h + 2 * b, stride = bw + 1;
-    size_t cells = (size_t)(bh + 1) * stride;
-    uint32_t *sums = calloc(cells, sizeof(uint32_t)), *squares = calloc(cells, sizeof(uint32_t));
-    int *columns = malloc(sizeof(int) * (size_t)bw);
-    if (!sums || !squares || !columns) {
-        free(sums); free(squares); free(columns);
-        return -1;
-    }
-    for (int x = 0; x < bw; x++) columns[x] = x < b ? b - 1 - x : (x >= b + w ? 2 * w + b - 1 - x : x - b);
-    for (int y = 0; y < bh; y++) {
-        int sy = y < b ? b - 1 - y : (y >= b + h ? 2 * h + b - 1 - y : y - b);
-        const uint8_t *row = px + (size_t)sy * w;
-        uint32_t rowSum = 0, rowSquares = 0;
-        const uint32_t *sAbove = sums + (size_t)y * stride, *qAbove = squares + (size_t)y * stride;
-        uint32_t *sHere = sums + (size_t)(y + 1) * stride, *qHere = squares + (size_t)(y + 1) * stride;
-        for (int x = 0; x < bw; x++) {
-            uint32_t v = row[columns[x]];
-            rowSum += v;
-            rowSquares += v * v;
-            sHere[x + 1] = sAbove[x + 1] + rowSum;
-            qHere[x + 1] = qAbove[x + 1] + rowSquares;
-        }
-    }
-    free(columns);
-    *sums_out = sums;
-    *squares_out = squares;
-    *stride_out = stride;
-    return 0;
-}
-#endif
-
-#if defined(__x86_64__)
-// Windows too large for 32-bit sums of squares (65025 n >= 2^31: over 181 pixels across):
-// the squares' summed-area table in 64 bits, as the Swift reference keeps it (its sums stay 32
-// bits: 255 n < 2^32). Window sums of squares under 2^52 convert to double exactly.
-static int window_tables_wide(const uint8_t *px, int w, int h, int wc, uint32_t **sums_out, uint64_t **squares_out, int *stride_out) {
-    int incr = 2 * wc + 1;
-    if (incr > 4000 || w < 2 * wc + 3 || h < 2 * wc + 3) return -1;
-    int b = wc + 1, bw = w + 2 * b, bh = h + 2 * b, stride = bw + 1;
-    size_t cells = (size_t)(bh + 1) * stride;
-    uint32_t *sums = calloc(cells, sizeof(uint32_t));
-    uint64_t *squares = calloc(cells, sizeof(uint64_t));
-    int *columns = malloc(sizeof(int) * (size_t)bw);
-    if (!sums || !squares || !columns) {
-        free(sums); free(squares); free(columns);
-        return -1;
-    }
-    for (int x = 0; x < bw; x++) columns[x] = x < b ? b - 1 - x : (x >= b + w ? 2 * w + b - 1 - x : x - b);
-    for (int y = 0; y < bh; y++) {
-        int sy = y < b ? b - 1 - y : (y >= b + h ? 2 * h + b - 1 - y : y - b);
-        const uint8_t *row = px + (size_t)sy * w;
-        uint32_t rowSum = 0;
-        uint64_t rowSquares = 0;
-        const uint32_t *sAbove = sums + (size_t)y * stride;
-        const uint64_t *qAbove = squares + (size_t)y * stride;
-        uint32_t *sHere = sums + (size_t)(y + 1) * stride;
-        uint64_t *qHere = squares + (size_t)(y + 1) * stride;
-        for (int x = 0; x < bw; x++) {
-            uint32_t v = row[columns[x]];
-            rowSum += v;
-            rowSquares += v * v;
-            sHere[x + 1] = sAbove[x + 1] + rowSum;
-            qHere[x + 1] = qAbove[x + 1] + rowSquares;
-        }
-    }
-    free(columns);
-    *sums_out = sums;
-    *squares_out = squares;
-    *stride_out = stride;
-    return 0;
-}
-
-/// `pixel_bits` with a 64-bit sum of squares.
-static inline unsigned pixel_bits_wide(uint8_t v, uint32_t sum, uint64_t sq, uint32_t count, float meanNorm, double squareNorm, double k) {
-    uint32_t inverseSum = 255 * count - sum;
-    uint64_t inverseSquares = 65025 * (uint64_t)count + sq - 510 * (uint64_t)sum;
-    uint32_t mean = (uint32_t)(meanNorm * (float)sum) & 0xff;
-    uint32_t inverseMean = (uint32_t)(meanNorm * (float)inverseSum) & 0xff;
-    uint32_t meanSquare = (uint32_t)(squareNorm * (double)sq + 0.5);
-    uint32_t inverseMeanSquare = (uint32_t)(squareNorm * (double)inverseSquares + 0.5);
-    unsigned bits = 0;
-    if ((int)v < threshold(mean, meanSquare, k)) bits |= 1;
-    if (255 - (int)v < threshold(inverseMean, inverseMeanSquare, k)) bits |= 2;
-    return bits;
-}
-
 /// Four 64-bit integers under 2^52 as doubles, exactly (their bits under those of 2^52).
 static AVX2 inline __m256d doubles4(__m256i x) {
     const __m256i magic = _mm256_set1_epi64x(0x4330000000000000LL);
@@ -231,17 +90,25 @@ static AVX2 inline __m256i box4_wide(const uint64_t *top, const uint64_t *bottom
     return _mm256_add_epi64(_mm256_sub_epi64(_mm256_sub_epi64(a, b), c), d);
 }
 
-/// `binarise` over the 64-bit squares' table: the same bits as the Swift reference's.
-static AVX2 void binarise_wide(const uint8_t *px, int w, int h, int incr, const uint32_t *sums, const uint64_t *squares, int stride,
-                               float meanNorm, double squareNorm, double k, uint32_t *dark, uint32_t *light, int wpl) {
+/// Both directions' bits, eight pixels at a time, from the tables above: the sums of squares
+/// from the 32-bit table (`wide` false) or the 64-bit one (true, its window sums and the
+/// inverse's in 64-bit lanes, four to a register). The same bits as the Swift reference's.
+static AVX2 inline __attribute__((always_inline)) void binarise_rows(const uint8_t *px, int w, int h, int incr, const uint32_t *sums,
+                                                                     const uint32_t *squares, const uint64_t *wide_squares, int stride,
+                                                                     float meanNorm, double squareNorm, double k, uint32_t *dark,
+                                                                     uint32_t *light, int wpl, const bool wide) {
     const uint32_t count = (uint32_t)(incr * incr);
-    const __m256i count255 = _mm256_set1_epi32((int)(255 * count)), count65025 = _mm256_set1_epi64x((long long)(65025 * (uint64_t)count));
-    const __m256i c510 = _mm256_set1_epi64x(510), c255 = _mm256_set1_epi32(255), low8 = _mm256_set1_epi32(0xff);
+    const __m256i count255 = _mm256_set1_epi32((int)(255 * count)), count65025 = _mm256_set1_epi32((int)(65025 * count));
+    const __m256i count65025_wide = _mm256_set1_epi64x((long long)(65025 * (uint64_t)count)), c510_wide = _mm256_set1_epi64x(510);
+    const __m256i c510 = _mm256_set1_epi32(510), c255 = _mm256_set1_epi32(255), low8 = _mm256_set1_epi32(0xff);
     const __m256 meanNormV = _mm256_set1_ps(meanNorm);
     const __m256d squareNormV = _mm256_set1_pd(squareNorm), kV = _mm256_set1_pd(k);
     for (int y = 0; y < h; y++) {
         const uint32_t *sTop = sums + (size_t)(y + 1) * stride, *sBottom = sums + (size_t)(y + 1 + incr) * stride;
-        const uint64_t *qTop = squares + (size_t)(y + 1) * stride, *qBottom = squares + (size_t)(y + 1 + incr) * stride;
+        const uint32_t *qTop = wide ? NULL : squares + (size_t)(y + 1) * stride;
+        const uint32_t *qBottom = wide ? NULL : squares + (size_t)(y + 1 + incr) * stride;
+        const uint64_t *wTop = wide ? wide_squares + (size_t)(y + 1) * stride : NULL;
+        const uint64_t *wBottom = wide ? wide_squares + (size_t)(y + 1 + incr) * stride : NULL;
         const uint8_t *row = px + (size_t)y * w;
         for (int x0 = 0; x0 < w; x0 += 32) {
             uint32_t darkWord = 0, lightWord = 0;
@@ -251,15 +118,26 @@ static AVX2 void binarise_wide(const uint8_t *px, int w, int h, int incr, const 
                 if (x + 8 <= w) {
                     int l = x + 1, r = x + 1 + incr;
                     __m256i sum = box8(sTop, sBottom, l, r);
-                    __m256i sqLow = box4_wide(qTop, qBottom, l, r), sqHigh = box4_wide(qTop, qBottom, l + 4, r + 4);
                     __m256i inverseSum = _mm256_sub_epi32(count255, sum);
-                    __m256i sumLow = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(sum)), sumHigh = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(sum, 1));
-                    __m256i invLow = _mm256_sub_epi64(_mm256_add_epi64(count65025, sqLow), _mm256_mul_epu32(c510, sumLow));
-                    __m256i invHigh = _mm256_sub_epi64(_mm256_add_epi64(count65025, sqHigh), _mm256_mul_epu32(c510, sumHigh));
                     __m256i mean = _mm256_and_si256(_mm256_cvttps_epi32(_mm256_mul_ps(meanNormV, _mm256_cvtepi32_ps(sum))), low8);
                     __m256i inverseMean = _mm256_and_si256(_mm256_cvttps_epi32(_mm256_mul_ps(meanNormV, _mm256_cvtepi32_ps(inverseSum))), low8);
-                    __m256i darkT = thresholds8(mean, mean_squares8_wide(sqLow, sqHigh, squareNormV), kV);
-                    __m256i lightT = thresholds8(inverseMean, mean_squares8_wide(invLow, invHigh, squareNormV), kV);
+                    __m256i darkSquare, lightSquare;
+                    if (wide) {
+                        __m256i sqLow = box4_wide(wTop, wBottom, l, r), sqHigh = box4_wide(wTop, wBottom, l + 4, r + 4);
+                        __m256i sumLow = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(sum));
+                        __m256i sumHigh = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(sum, 1));
+                        __m256i invLow = _mm256_sub_epi64(_mm256_add_epi64(count65025_wide, sqLow), _mm256_mul_epu32(c510_wide, sumLow));
+                        __m256i invHigh = _mm256_sub_epi64(_mm256_add_epi64(count65025_wide, sqHigh), _mm256_mul_epu32(c510_wide, sumHigh));
+                        darkSquare = mean_squares8_wide(sqLow, sqHigh, squareNormV);
+                        lightSquare = mean_squares8_wide(invLow, invHigh, squareNormV);
+                    } else {
+                        __m256i sq = box8(qTop, qBottom, l, r);
+                        __m256i inverseSquares = _mm256_sub_epi32(_mm256_add_epi32(count65025, sq), _mm256_mullo_epi32(c510, sum));
+                        darkSquare = mean_squares8(sq, squareNormV);
+                        lightSquare = mean_squares8(inverseSquares, squareNormV);
+                    }
+                    __m256i darkT = thresholds8(mean, darkSquare, kV);
+                    __m256i lightT = thresholds8(inverseMean, lightSquare, kV);
                     __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(row + x)));
                     unsigned d = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(darkT, v)));
                     unsigned li = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(lightT, _mm256_sub_epi32(c255, v))));
@@ -269,19 +147,86 @@ static AVX2 void binarise_wide(const uint8_t *px, int w, int h, int incr, const 
                     for (int e = x; e < w; e++) {
                         int l = e + 1, r = e + 1 + incr;
                         uint32_t sum = sBottom[r] - sBottom[l] - sTop[r] + sTop[l];
-                        uint64_t sq = qBottom[r] - qBottom[l] - qTop[r] + qTop[l];
-                        unsigned bits = pixel_bits_wide(row[e], sum, sq, count, meanNorm, squareNorm, k);
+                        uint64_t sq = wide ? wBottom[r] - wBottom[l] - wTop[r] + wTop[l] : (uint64_t)(uint32_t)(qBottom[r] - qBottom[l] - qTop[r] + qTop[l]);
+                        unsigned bits = pixel_bits(row[e], sum, sq, count, meanNorm, squareNorm, k);
                         darkWord |= (bits & 1u) << (e - x0);
                         lightWord |= ((bits >> 1) & 1u) << (e - x0);
                     }
                 }
             }
+            // Leptonica keeps a word's first pixel in its most significant bit.
             dark[(size_t)y * wpl + (x0 >> 5)] = __builtin_bitreverse32(darkWord);
             light[(size_t)y * wpl + (x0 >> 5)] = __builtin_bitreverse32(lightWord);
         }
     }
 }
+
+static AVX2 void binarise(const uint8_t *px, int w, int h, int incr, const uint32_t *sums, const uint32_t *squares, int stride,
+                          float meanNorm, double squareNorm, double k, uint32_t *dark, uint32_t *light, int wpl) {
+    binarise_rows(px, w, h, incr, sums, squares, NULL, stride, meanNorm, squareNorm, k, dark, light, wpl, false);
+}
+
+static AVX2 void binarise_wide(const uint8_t *px, int w, int h, int incr, const uint32_t *sums, const uint64_t *squares, int stride,
+                               float meanNorm, double squareNorm, double k, uint32_t *dark, uint32_t *light, int wpl) {
+    binarise_rows(px, w, h, incr, sums, NULL, squares, stride, meanNorm, squareNorm, k, dark, light, wpl, true);
+}
 #endif
+
+#if defined(__x86_64__)
+// Summed-area tables of the picture with its mirrored border of wc + 1 pixels (column b - 1 - x
+// of the border is the image's column x), a row and a column of zeros ahead, wrapping: window
+// sums come out exact. The sums of squares in 32 bits (`squares`) while a window's stay under
+// 2^31 (the conversions are signed: 65025 n < 2^31, windows up to 181 pixels across), in 64 bits
+// (`wide_squares`, as the Swift reference keeps them) beyond; `wide` says which is made.
+// -1 when out of memory or the window too large (over 4,000 pixels across).
+static inline __attribute__((always_inline)) int tables(const uint8_t *px, int w, int h, int wc, uint32_t **sums_out,
+                                                        uint32_t **squares_out, uint64_t **wide_out, int *stride_out, const bool wide) {
+    int incr = 2 * wc + 1;
+    if ((wide ? incr > 4000 : incr * incr > 33000) || w < 2 * wc + 3 || h < 2 * wc + 3) return -1;
+    int b = wc + 1, bw = w + 2 * b, bh = h + 2 * b, stride = bw + 1;
+    size_t cells = (size_t)(bh + 1) * stride;
+    uint32_t *sums = calloc(cells, sizeof(uint32_t));
+    uint32_t *squares = wide ? NULL : calloc(cells, sizeof(uint32_t));
+    uint64_t *wide_squares = wide ? calloc(cells, sizeof(uint64_t)) : NULL;
+    int *columns = malloc(sizeof(int) * (size_t)bw);
+    if (!sums || (wide ? !wide_squares : !squares) || !columns) {
+        free(sums); free(squares); free(wide_squares); free(columns);
+        return -1;
+    }
+    for (int x = 0; x < bw; x++) columns[x] = x < b ? b - 1 - x : (x >= b + w ? 2 * w + b - 1 - x : x - b);
+    for (int y = 0; y < bh; y++) {
+        int sy = y < b ? b - 1 - y : (y >= b + h ? 2 * h + b - 1 - y : y - b);
+        const uint8_t *row = px + (size_t)sy * w;
+        uint32_t rowSum = 0;
+        uint64_t rowSquares = 0;
+        const uint32_t *sAbove = sums + (size_t)y * stride;
+        uint32_t *sHere = sums + (size_t)(y + 1) * stride;
+        for (int x = 0; x < bw; x++) {
+            uint32_t v = row[columns[x]];
+            rowSum += v;
+            rowSquares += v * v;
+            sHere[x + 1] = sAbove[x + 1] + rowSum;
+            if (wide) wide_squares[(size_t)(y + 1) * stride + x + 1] = wide_squares[(size_t)y * stride + x + 1] + rowSquares;
+            else squares[(size_t)(y + 1) * stride + x + 1] = squares[(size_t)y * stride + x + 1] + (uint32_t)rowSquares;
+        }
+    }
+    free(columns);
+    *sums_out = sums;
+    if (wide) *wide_out = wide_squares;
+    else *squares_out = squares;
+    *stride_out = stride;
+    return 0;
+}
+
+static int window_tables(const uint8_t *px, int w, int h, int wc, uint32_t **sums_out, uint32_t **squares_out, int *stride_out) {
+    return tables(px, w, h, wc, sums_out, squares_out, NULL, stride_out, false);
+}
+
+static int window_tables_wide(const uint8_t *px, int w, int h, int wc, uint32_t **sums_out, uint64_t **wide_out, int *stride_out) {
+    return tables(px, w, h, wc, sums_out, NULL, wide_out, stride_out, true);
+}
+#endif
+
 
 int shelfscan_sauvola_both(const unsigned char *px, int w, int h, int wc, float meanNorm, double squareNorm, double k,
                            unsigned int *dark, unsigned int *light, int wpl) {

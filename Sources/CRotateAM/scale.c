@@ -73,14 +73,6 @@ static bool spans(Span *out, int nd, int ns) {
 /// added up with their row weights, every column at once (in the words' byte order: the same
 /// for every row), then that one row summed across each destination column's span (from its
 /// running sums). Integers throughout: the same totals, the same division.
-// Compiled twice, for AVX2 and for any x86-64, the processor's chosen at load time: the same
-// integer sums either way.
-#if defined(__x86_64__)
-#define CLONED __attribute__((target_clones("avx2", "default")))
-#else
-#define CLONED
-#endif
-
 CLONED static struct Pix *scale_here(struct Pix *pixs, float scalex, float scaley) {
     int ws = pixGetWidth(pixs), hs = pixGetHeight(pixs), wpls = pixGetWpl(pixs);
     int wd = (int)(scalex * (float)ws + 0.5), hd = (int)(scaley * (float)hs + 0.5);

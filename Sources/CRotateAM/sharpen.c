@@ -102,14 +102,6 @@ static inline __attribute__((always_inline)) bool sharpen_into(struct Pix *pixd,
     return true;
 }
 
-// Compiled twice, for AVX2 (eight floats and four doubles a step) and for any x86-64, the
-// processor's chosen at load time: the same operations either way.
-#if defined(__x86_64__)
-#define CLONED __attribute__((target_clones("avx2", "default")))
-#else
-#define CLONED
-#endif
-
 CLONED static bool sharpen_1(struct Pix *pixd, struct Pix *pixs, const uint8_t *lut, float fract) {
     return sharpen_into(pixd, pixs, lut, 1, fract);
 }
