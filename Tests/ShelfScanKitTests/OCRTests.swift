@@ -226,6 +226,71 @@ struct OCRTests {
         #expect(try OCRSample.crop(OCRSample.priceLabel).grayscale().chromaAxis(minimumSpread: 0) == nil)
     }
 
+    /// `chromaAxis` written plainly, one pass per step (the code before its passes were fused):
+    /// the reference its bytes are compared with.
+    static func plainChromaAxis(_ image: PixImage, minimumSpread: Double) -> [UInt8]? {
+        let (w, h) = (image.width, image.height)
+        var a = [Float](repeating: 0, count: w * h), b = [Float](repeating: 0, count: w * h)
+        for y in 0..<h {
+            for x in 0..<w {
+                let c = image.rgb(x: x, y: y)
+                let r = Float(c.r), g = Float(c.g), bl = Float(c.b)
+                a[y * w + x] = r - g
+                b[y * w + x] = (r + g) / 2 - bl
+            }
+        }
+        let n = Float(a.count)
+        let ma = a.reduce(0, +) / n, mb = b.reduce(0, +) / n
+        var saa: Float = 0, sbb: Float = 0, sab: Float = 0
+        for i in a.indices {
+            let da = a[i] - ma, db = b[i] - mb
+            saa += da * da; sbb += db * db; sab += da * db
+        }
+        let theta = 0.5 * atan2(2 * sab, saa - sbb)
+        let (ca, cb) = (cos(theta), sin(theta))
+        var projected = a.indices.map { a[$0] * ca + b[$0] * cb }
+        var histogram = [Int](repeating: 0, count: 1024)
+        for v in projected { histogram[min(1023, max(0, Int(v.rounded()) + 512))] += 1 }
+        func percentile(_ q: Double) -> Float {
+            let wanted = Int(Double(projected.count - 1) * q)
+            var seen = 0
+            for (i, c) in histogram.enumerated() {
+                seen += c
+                if seen > wanted { return Float(i - 512) }
+            }
+            return 511
+        }
+        let lo = percentile(0.01), hi = percentile(0.99)
+        guard hi > lo, Double(hi - lo) >= minimumSpread else { return nil }
+        let flip = percentile(0.5) < (lo + hi) / 2
+        let scale = 255 / (hi - lo)
+        for i in projected.indices {
+            let v = min(max((projected[i] - lo) * scale, 0), 255)
+            projected[i] = flip ? 255 - v : v
+        }
+        return projected.map { UInt8($0.rounded()) }
+    }
+
+    @Test("the main axis of hue, its passes fused: the bytes of the plain passes, on colour crops of a rendered shelf and a cover")
+    func chromaAxisPlain() throws {
+        var random = SplitMix64(state: 5)
+        var compared = 0
+        for file in ["shelves/shelf-1row-mixed.jpg", "covers/cover-dune.jpg"] {
+            let photo = try ImageLoader().load(path: Fixtures.sample(file)).image
+            #expect(photo.depth == 32)
+            for _ in 0..<5 {
+                let w = 20 + Int(random.next() % UInt64(min(300, photo.width - 20)))
+                let h = 20 + Int(random.next() % UInt64(min(300, photo.height - 20)))
+                let x = Int(random.next() % UInt64(photo.width - w + 1)), y = Int(random.next() % UInt64(photo.height - h + 1))
+                let crop = try photo.cropped(to: BoundingBox(x: x, y: y, width: w, height: h))
+                let fused = try crop.chromaAxis(minimumSpread: 10).map { try $0.grayBytes().pixels }
+                #expect(fused == Self.plainChromaAxis(crop, minimumSpread: 10), "\(file) \(w)x\(h) at \(x),\(y)")
+                if fused != nil { compared += 1 }
+            }
+        }
+        #expect(compared >= 5)
+    }
+
     @Test("reads the ISBN line as one line")
     func readsISBNLine() throws {
         let engine = try TesseractEngine(tessdata: Fixtures.models)

@@ -135,36 +135,65 @@ public final class PixImage: @unchecked Sendable {
         guard depth == 32 else { return nil }
         let (w, h) = (width, height)
         guard w > 0, h > 0 else { return nil }
-        let (a, b): ([Float], [Float]) = withPix { pix in
+        // Each pixel's two chromas, summed as they are made (in the same order as summing the
+        // arrays after: the same float sums).
+        let (a, b, sumA, sumB): ([Float], [Float], Float, Float) = withPix { pix in
             let wpl = Int(pixGetWpl(pix))
-            guard let data = pixGetData(pix) else { return ([], []) }
-            var a = [Float](repeating: 0, count: w * h), b = [Float](repeating: 0, count: w * h)
-            for y in 0..<h {
-                let row = data + y * wpl
-                for x in 0..<w {
-                    let v = row[x]
-                    let r = Float((v >> 24) & 0xff), g = Float((v >> 16) & 0xff), bl = Float((v >> 8) & 0xff)
-                    a[y * w + x] = r - g
-                    b[y * w + x] = (r + g) / 2 - bl
+            guard let data = pixGetData(pix) else { return ([], [], 0, 0) }
+            var sumA: Float = 0, sumB: Float = 0
+            var b: [Float] = []
+            let a = [Float](unsafeUninitializedCapacity: w * h) { aBuffer, aCount in
+                b = [Float](unsafeUninitializedCapacity: w * h) { bBuffer, bCount in
+                    for y in 0..<h {
+                        let row = data + y * wpl
+                        for x in 0..<w {
+                            let v = row[x]
+                            let r = Float((v >> 24) & 0xff), g = Float((v >> 16) & 0xff), bl = Float((v >> 8) & 0xff)
+                            let chromaA = r - g, chromaB = (r + g) / 2 - bl
+                            aBuffer[y * w + x] = chromaA
+                            bBuffer[y * w + x] = chromaB
+                            sumA += chromaA
+                            sumB += chromaB
+                        }
+                    }
+                    bCount = w * h
                 }
+                aCount = w * h
             }
-            return (a, b)
+            return (a, b, sumA, sumB)
         }
         guard !a.isEmpty else { return nil }
         // The 2x2 covariance's main eigenvector.
         let n = Float(a.count)
-        let ma = a.reduce(0, +) / n, mb = b.reduce(0, +) / n
+        let ma = sumA / n, mb = sumB / n
         var saa: Float = 0, sbb: Float = 0, sab: Float = 0
-        for i in a.indices {
-            let da = a[i] - ma, db = b[i] - mb
-            saa += da * da; sbb += db * db; sab += da * db
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                for i in 0..<a.count {
+                    let da = a[i] - ma, db = b[i] - mb
+                    saa += da * da; sbb += db * db; sab += da * db
+                }
+            }
         }
         let theta = 0.5 * atan2(2 * sab, saa - sbb)
         let (ca, cb) = (cos(theta), sin(theta))
-        var projected = a.indices.map { a[$0] * ca + b[$0] * cb }
-        // Percentiles from a histogram of whole units (a projection lies within +-361).
+        // Each pixel on that axis, and the histogram of whole units (a projection lies within
+        // +-361) for the percentiles, in one pass.
         var histogram = [Int](repeating: 0, count: 1024)
-        for v in projected { histogram[min(1023, max(0, Int(v.rounded()) + 512))] += 1 }
+        let projected = [Float](unsafeUninitializedCapacity: a.count) { buffer, count in
+            a.withUnsafeBufferPointer { a in
+                b.withUnsafeBufferPointer { b in
+                    histogram.withUnsafeMutableBufferPointer { histogram in
+                        for i in 0..<a.count {
+                            let v = a[i] * ca + b[i] * cb
+                            buffer[i] = v
+                            histogram[min(1023, max(0, Int(v.rounded()) + 512))] += 1
+                        }
+                    }
+                }
+            }
+            count = a.count
+        }
         func percentile(_ q: Double) -> Float {
             let wanted = Int(Double(projected.count - 1) * q)
             var seen = 0
@@ -179,11 +208,16 @@ public final class PixImage: @unchecked Sendable {
         // The ground light: the side of the range the median lies on.
         let flip = percentile(0.5) < (lo + hi) / 2
         let scale = 255 / (hi - lo)
-        for i in projected.indices {
-            let v = min(max((projected[i] - lo) * scale, 0), 255)
-            projected[i] = flip ? 255 - v : v
+        let pixels = [UInt8](unsafeUninitializedCapacity: projected.count) { buffer, count in
+            projected.withUnsafeBufferPointer { projected in
+                for i in 0..<projected.count {
+                    let v = min(max((projected[i] - lo) * scale, 0), 255)
+                    buffer[i] = UInt8((flip ? 255 - v : v).rounded())
+                }
+            }
+            count = projected.count
         }
-        return try PixImage(gray: GrayBytes(width: w, height: h, pixels: projected.map { UInt8($0.rounded()) }))
+        return try PixImage(gray: GrayBytes(width: w, height: h, pixels: pixels))
     }
 
     /// The part of the image inside `box` (clamped to the image).
