@@ -416,7 +416,8 @@ static __attribute__((target("avx512f,avx512bw,avx512vl"))) void pool16(int8_t *
 #endif
 
 #if defined(__x86_64__)
-// `pool16` with AVX2: the best 16 values in one register, where each came from in two of eight.
+// `pool16` with AVX2: the best 16 values in one register, the positions they came from in two
+// registers of eight.
 static __attribute__((target("avx2"))) void pool16_avx2(int8_t *out, const int8_t *in, int in_t, const int *inc, int x_scale,
                                                         int y_scale, int *max_line) {
     __m128i best = _mm_loadu_si128((const __m128i *)(in + (long)in_t * 16));
@@ -464,7 +465,6 @@ static void maxpool_forward(struct maxpool *layer, const struct net_io *input, s
     // `pool16_avx2`, each window in registers.
     const bool sixteen_bytes = same_mode && output->int_mode && layer->ni == 16 && input->i_dim2 == 16 && output->i_dim2 == 16;
     const bool sixteen = sixteen_bytes && quantises_wide();
-    // AVX2 without AVX-512: `pool16_avx2`.
     const bool sixteen_avx2 = sixteen_bytes && !sixteen && __builtin_cpu_supports("avx2");
 #endif
     const int *inc = input->stride_map.t_increments;
