@@ -3,7 +3,9 @@
 #ifndef SHELFSCAN_CROTATEAM_LEPT_H
 #define SHELFSCAN_CROTATEAM_LEPT_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 struct Pix;
 extern int pixGetDepth(const struct Pix *pix);
@@ -44,6 +46,25 @@ extern void numaDestroy(struct Numa **pna);
 extern struct Numa *numaCreate(int n);
 extern int numaSetCount(struct Numa *na, int newcount);
 extern float *numaGetFArray(struct Numa *na, int copyflag);
+
+/// What `same_picture` compares beside the size, depth and every word (padding included).
+enum { same_resolution = 1, same_input_format = 2, same_text = 4 };
+
+/// Whether two pictures are the same (both NULL counts as the same): the self-checks' and
+/// probes' comparison of the executable's result with the library's.
+static inline bool same_picture(struct Pix *a, struct Pix *b, int also) {
+    if (!a || !b) return a == b;
+    const int h = pixGetHeight(a), wpl = pixGetWpl(a);
+    if (pixGetWidth(a) != pixGetWidth(b) || h != pixGetHeight(b) || pixGetDepth(a) != pixGetDepth(b) || wpl != pixGetWpl(b))
+        return false;
+    if ((also & same_resolution) && (pixGetXRes(a) != pixGetXRes(b) || pixGetYRes(a) != pixGetYRes(b))) return false;
+    if ((also & same_input_format) && pixGetInputFormat(a) != pixGetInputFormat(b)) return false;
+    if (also & same_text) {
+        const char *ta = pixGetText(a), *tb = pixGetText(b);
+        if ((ta == NULL) != (tb == NULL) || (ta && strcmp(ta, tb) != 0)) return false;
+    }
+    return memcmp(pixGetData(a), pixGetData(b), sizeof(uint32_t) * (size_t)wpl * (size_t)h) == 0;
+}
 
 /// A function compiled twice, for AVX2 and for any x86-64, the processor's chosen at load time
 /// (the same operations either way; the AVX2 copy does eight floats or four doubles a step).

@@ -377,16 +377,6 @@ static bool sauvola_here(struct Pix *pixs, int whsize, float factor, int nx, int
 #endif
 }
 
-// The two results the same: size, depth, resolution and every row's pixels (padding too:
-// both pictures are made zeroed and only pixels are written).
-static bool same_pictures(struct Pix *a, struct Pix *b) {
-    if (!a || !b) return a == b;
-    if (pixGetWidth(a) != pixGetWidth(b) || pixGetHeight(a) != pixGetHeight(b) || pixGetDepth(a) != pixGetDepth(b)
-        || pixGetXRes(a) != pixGetXRes(b) || pixGetYRes(a) != pixGetYRes(b) || pixGetWpl(a) != pixGetWpl(b))
-        return false;
-    return memcmp(pixGetData(a), pixGetData(b), 4 * (size_t)pixGetWpl(a) * (size_t)pixGetHeight(a)) == 0;
-}
-
 // Random pictures (noise, smooth ramps, text-like strokes, flat), sizes, windows, factors and
 // tilings, both ways: how many differed.
 static long tiled_compare(int trials, unsigned seed) {
@@ -414,7 +404,7 @@ static long tiled_compare(int trials, unsigned seed) {
         struct Pix *th_a = NULL, *d_a = NULL, *th_b = NULL, *d_b = NULL;
         bool here = sauvola_here(pix, whsize, factor, nx, ny, &th_a, &d_a);
         int r = library_sauvola_tiled(pix, whsize, factor, nx, ny, &th_b, &d_b);
-        if (!here || r != 0 || !same_pictures(th_a, th_b) || !same_pictures(d_a, d_b)) differ++;
+        if (!here || r != 0 || !same_picture(th_a, th_b, same_resolution) || !same_picture(d_a, d_b, same_resolution)) differ++;
         pixDestroy(&th_a); pixDestroy(&d_a); pixDestroy(&th_b); pixDestroy(&d_b); pixDestroy(&pix);
     }
     return differ;
@@ -448,7 +438,7 @@ int pixSauvolaBinarizeTiled(struct Pix *pixs, int whsize, float factor, int nx, 
         } else if (sauvola_here(pixs, whsize, factor, nx, ny, &th, &d)) {
             // Self-check: the library's result stands; a difference hands every later call to it.
             int r = library_sauvola_tiled(pixs, whsize, factor, nx, ny, ppixth, ppixd);
-            bool same = r == 0 && same_pictures(th, *ppixth) && same_pictures(d, *ppixd);
+            bool same = r == 0 && same_picture(th, *ppixth, same_resolution) && same_picture(d, *ppixd, same_resolution);
             pixDestroy(&th);
             pixDestroy(&d);
             __atomic_add_fetch(&tiled_checked, 1, __ATOMIC_RELAXED);

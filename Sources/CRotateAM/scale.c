@@ -136,23 +136,14 @@ CLONED static struct Pix *scale_here(struct Pix *pixs, float scalex, float scale
     return pixd;
 }
 
-/// Whether two pictures are the same: size, depth, every word (padding included), resolution
-/// and input format.
-static bool same_pix(struct Pix *a, struct Pix *b) {
-    if (!a || !b) return a == b;
-    int w = pixGetWidth(a), h = pixGetHeight(a), wpl = pixGetWpl(a);
-    if (w != pixGetWidth(b) || h != pixGetHeight(b) || pixGetDepth(a) != pixGetDepth(b) || wpl != pixGetWpl(b)) return false;
-    if (pixGetXRes(a) != pixGetXRes(b) || pixGetYRes(a) != pixGetYRes(b) || pixGetInputFormat(a) != pixGetInputFormat(b)) return false;
-    const char *ta = pixGetText(a), *tb = pixGetText(b);
-    if ((ta == NULL) != (tb == NULL) || (ta && strcmp(ta, tb) != 0)) return false;
-    return memcmp(pixGetData(a), pixGetData(b), sizeof(uint32_t) * (size_t)wpl * (size_t)h) == 0;
-}
+// Size, depth, words, resolution, input format and text.
+static bool same_picture_all(struct Pix *a, struct Pix *b) { return same_picture(a, b, same_resolution | same_input_format | same_text); }
 
 /// `own` for the first `self_checks` results of a kind (counted in `count`) compared with
 /// `theirs`, the library's: the same, `own`; different, the library's, and every later
 /// scaling and sharpening goes to the library.
 static struct Pix *agreed(struct Pix *own, struct Pix *theirs) {
-    if (same_pix(own, theirs)) {
+    if (same_picture_all(own, theirs)) {
         pixDestroy(&theirs);
         return own;
     }
@@ -368,17 +359,17 @@ long shelfscan_scale_area_compare(int trials, unsigned seed) {
         if (general_gray(pix, f, g)) {
             struct Pix *own = scale_here(pix, f, g);
             struct Pix *library = library_area_map(pix, f, g);
-            if (own && !same_pix(own, library)) differences++;
+            if (own && !same_picture_all(own, library)) differences++;
             pixDestroy(&own);
             pixDestroy(&library);
         } else if (interpolated_gray(pix, f, g)) {
             struct Pix *interpolated = interpolate_here(pix, f, g);
             struct Pix *library = library_gray_li(pix, f, g);
-            if (interpolated && !same_pix(interpolated, library)) differences++;
+            if (interpolated && !same_picture_all(interpolated, library)) differences++;
             pixDestroy(&library);
             struct Pix *own = interpolated ? scale_interpolated(pix, interpolated, f, g) : NULL;
             library = pixScale(pix, f, g);
-            if (own && !same_pix(own, library)) differences++;
+            if (own && !same_picture_all(own, library)) differences++;
             pixDestroy(&own);
             pixDestroy(&library);
         }
@@ -390,7 +381,7 @@ long shelfscan_scale_area_compare(int trials, unsigned seed) {
         struct Pix *own = shelfscan_sharpen_here(pix, halfwidth, fract);
         if (own) {
             struct Pix *library = library_sharpen(pix, halfwidth, fract);
-            if (!same_pix(own, library)) differences++;
+            if (!same_picture_all(own, library)) differences++;
             pixDestroy(&library);
             pixDestroy(&own);
         }
